@@ -1,0 +1,1 @@
+# bench: benchmark programs (built with `make bench', never part of `make check').

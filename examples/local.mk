@@ -1,0 +1,1 @@
+# examples: training programs on libssp.

@@ -1,0 +1,88 @@
+// The C API: an exception firewall around the C++ core (see autotune.h).
+#include "autotune/autotune.h"
+
+#include <cstring>
+#include <exception>
+#include <new>
+
+#include "autotune/error.hpp"
+#include "autotune/log.hpp"
+#include "autotune/names.hpp"
+
+namespace {
+
+int code_of(autotune::Errc c) {
+  using autotune::Errc;
+  switch (c) {
+    case Errc::invalid_argument: return AT_EINVAL;
+    case Errc::not_found: return AT_ENOENT;
+    case Errc::io: return AT_EIO;
+    case Errc::corrupt: return AT_ECORRUPT;
+    case Errc::busy: return AT_EBUSY;
+    case Errc::permission: return AT_EPERM;
+    case Errc::unsupported: return AT_EUNSUP;
+    case Errc::internal: return AT_EINTERNAL;
+  }
+  return AT_EINTERNAL;
+}
+
+void put(char *err, size_t errlen, const char *msg) {
+  if (!err || errlen == 0) return;
+  std::strncpy(err, msg, errlen - 1);
+  err[errlen - 1] = '\0';
+}
+
+// Run `fn`; map every exception to a code and a message.
+template <typename Fn>
+int firewall(char *err, size_t errlen, Fn &&fn) noexcept {
+  try {
+    fn();
+    put(err, errlen, "");
+    return AT_OK;
+  } catch (const autotune::Error &e) {
+    put(err, errlen, e.what());
+    return code_of(e.code());
+  } catch (const std::bad_alloc &) {
+    put(err, errlen, "out of memory");
+    return AT_EINTERNAL;
+  } catch (const std::exception &e) {
+    put(err, errlen, e.what());
+    return AT_EINTERNAL;
+  } catch (...) {
+    put(err, errlen, "unknown exception");
+    return AT_EINTERNAL;
+  }
+}
+
+at_log_sink_fn g_c_sink = nullptr;
+void c_sink_adapter(autotune::LogLevel level, const char *message) {
+  if (at_log_sink_fn s = g_c_sink) s(static_cast<int>(level), message);
+}
+
+}  // namespace
+
+extern "C" {
+
+void at_set_log_sink(at_log_sink_fn sink) {
+  g_c_sink = sink;
+  autotune::set_log_sink(sink ? c_sink_adapter : nullptr);
+}
+
+int at_class_name_check(const char *name, char *err, size_t errlen) {
+  return firewall(err, errlen, [&] {
+    if (!name) autotune::throw_invalid("--autotune: no class name given");
+    autotune::validate_class_name(name);
+  });
+}
+
+const char *at_env_get(char *const *env, size_t count, const char *key) {
+  if (!env || !key) return nullptr;
+  const size_t klen = std::strlen(key);
+  for (size_t i = 0; i < count; ++i) {
+    const char *e = env[i];
+    if (e && std::strncmp(e, key, klen) == 0 && e[klen] == '=') return e + klen + 1;
+  }
+  return nullptr;
+}
+
+}  // extern "C"

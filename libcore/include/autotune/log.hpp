@@ -1,0 +1,27 @@
+// Logging through a sink the caller supplies.
+//
+// Inside Slurm daemons the plugins install a sink that forwards to Slurm's own log (error(),
+// verbose(), debug()); tools install one that writes to stderr.  Without a sink nothing is
+// written anywhere: the core never prints to stdout or stderr on its own.
+//
+// Thread safety: set_log_sink() may race with log(); install the sink once, before other threads
+// start.  log() itself is safe to call from any thread.
+#pragma once
+
+#include <string>
+
+namespace autotune {
+
+enum class LogLevel { error = 0, info = 1, verbose = 2, debug = 3 };
+
+using LogSink = void (*)(LogLevel level, const char *message);
+
+void set_log_sink(LogSink sink) noexcept;
+bool log_enabled() noexcept;
+void log(LogLevel level, const std::string &message) noexcept;
+
+// A ready-made sink for command-line tools: "<prog>: <message>" on stderr, levels above
+// `max_level` dropped.
+void set_stderr_log_sink(const char *prog, LogLevel max_level) noexcept;
+
+}  // namespace autotune

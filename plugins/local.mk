@@ -1,0 +1,33 @@
+# The Slurm plugins: thin C++ shims over libautotune's C API, built against Slurm's internal
+# headers of exactly the installed version (configure checks it).  Each exports only the plugin
+# ABI, by a version script beside it (tests/unit/plugin_abi.sh checks with nm -D).  No -no-undefined: Slurm's own symbols are
+# resolved from the loading daemon at dlopen time.
+PLUGIN_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) -I$(top_srcdir)/plugins
+PLUGIN_LDFLAGS = -module -avoid-version -shared
+
+slurmplugin_LTLIBRARIES += plugins/spank/spank_autotune.la
+plugins_spank_spank_autotune_la_SOURCES = plugins/spank/spank_autotune.cc
+plugins_spank_spank_autotune_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
+	-Wl,--version-script=$(srcdir)/plugins/spank/spank_autotune.map
+
+slurmplugin_LTLIBRARIES += plugins/job_submit/job_submit_autotune.la
+plugins_job_submit_job_submit_autotune_la_SOURCES = plugins/job_submit/job_submit_autotune.cc \
+	plugins/slurm_log.hpp
+plugins_job_submit_job_submit_autotune_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+plugins_job_submit_job_submit_autotune_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
+	-Wl,--version-script=$(srcdir)/plugins/job_submit/job_submit_autotune.map
+plugins_job_submit_job_submit_autotune_la_LIBADD = libcore/libautotune.la
+
+slurmplugin_LTLIBRARIES += plugins/select/select_autotune.la
+plugins_select_select_autotune_la_SOURCES = plugins/select/select_autotune.cc plugins/slurm_log.hpp
+plugins_select_select_autotune_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+plugins_select_select_autotune_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
+	-Wl,--version-script=$(srcdir)/plugins/select/select_autotune.map
+plugins_select_select_autotune_la_LIBADD = libcore/libautotune.la -ldl
+
+EXTRA_DIST += plugins/slurm_config/config.h plugins/spank/spank_autotune.map \
+	plugins/job_submit/job_submit_autotune.map plugins/select/select_autotune.map
+# Relink a plugin when its version script changes.
+EXTRA_plugins_spank_spank_autotune_la_DEPENDENCIES = $(srcdir)/plugins/spank/spank_autotune.map
+EXTRA_plugins_job_submit_job_submit_autotune_la_DEPENDENCIES = $(srcdir)/plugins/job_submit/job_submit_autotune.map
+EXTRA_plugins_select_select_autotune_la_DEPENDENCIES = $(srcdir)/plugins/select/select_autotune.map

@@ -1,0 +1,1 @@
+# tools: autotune, autotune-run, autotune-bb.
