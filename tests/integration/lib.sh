@@ -1,0 +1,46 @@
+# Helpers for the integration and MPI tests: TAP output and Slurm job handling.
+# Source it; the runner (tests/run-integration) has already pointed SLURM_CONF at the cluster.
+# shellcheck shell=bash
+set -u
+_n=0
+_failed=0
+top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+AUTOTUNE_BUILD=${AUTOTUNE_BUILD:-$top/build}
+[ -n "${SLURM_CONF:-}" ] || { echo "Bail out! SLURM_CONF is not set: run through scripts/test or tests/run-integration"; exit 1; }
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/autotune-test.XXXXXX")
+chmod 0755 "$SCRATCH"
+trap 'rm -rf "$SCRATCH"' EXIT
+
+ok() { _n=$((_n + 1)); echo "ok $_n - $1"; }
+not_ok() {
+  _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $1"
+  shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/#   /'
+  return 0
+}
+# check DESC CMD...: passes when CMD exits 0
+check() { local d=$1; shift; if "$@" >"$SCRATCH/check.out" 2>&1; then ok "$d"; else not_ok "$d" "command: $*" "$(tail -n 20 "$SCRATCH/check.out")"; fi; }
+# expect_eq DESC ACTUAL EXPECTED
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "actual:   $2"; fi; }
+# expect_match DESC TEXT REGEX (extended regex)
+expect_match() { if printf '%s' "$2" | grep -Eq -- "$3"; then ok "$1"; else not_ok "$1" "expected to match: $3" "actual: $2"; fi; }
+expect_no_match() { if printf '%s' "$2" | grep -Eq -- "$3"; then not_ok "$1" "must not match: $3" "actual: $2"; else ok "$1"; fi; }
+done_testing() { echo "1..$_n"; [ $_failed = 0 ]; exit $?; }
+
+# A field of `scontrol show job -o` (e.g. job_field 12 JobState).  Values with spaces are cut at
+# the next " Key=".
+job_field() {
+  scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | awk -v k="$2" 'index($0, k "=") == 1 { sub(/^[^=]*=/, ""); print; exit }'
+}
+# The job's AdminComment (on a line of its own in `scontrol show job`), trailing blanks removed.
+admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
+
+# wait_job ID [TIMEOUT_S]: wait until the job has ended; prints its final state.
+wait_job() {
+  local id=$1 t=${2:-60} i st
+  for i in $(seq $((t * 5))); do
+    st=$(job_field "$id" JobState)
+    case "$st" in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED) echo "$st"; return 0 ;; esac
+    sleep 0.2
+  done
+  echo "${st:-UNKNOWN}(timeout)"; return 1
+}
