@@ -1,0 +1,195 @@
+// The profile store: one SQLite database (WAL mode) holding, per tuning class, what was tried,
+// what was measured, what won, and the precomputed recommendations that job_submit takes.
+//
+// Storage only: the decisions (what to try next, when to stop, hysteresis and drift) are the
+// tuner's (tuner.hpp), which computes them from a snapshot and applies them with
+// apply_decision().  See DESIGN.md, "Store and trust".
+//
+// Schema: versioned (PRAGMA user_version); opening a store of an older version migrates it in
+// one transaction, opening one of a newer version fails with Errc::unsupported, opening a file
+// that is not a store fails with Errc::corrupt.
+//
+// Concurrency: every method runs in its own transaction.  Writers take the write lock up front
+// (BEGIN IMMEDIATE) and hold it for a few statements only; readers never block writers (WAL).
+// A lock not obtained within the busy timeout raises Errc::busy.  A Store object is not
+// thread-safe; open one per thread or process.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace autotune {
+
+namespace sql {
+class Db;
+}
+
+enum class ClassState { tuning, converged, stale };
+enum class TrialStatus { pending, running, done, failed, timeout, cancelled };
+// Why a configuration was tried: initial (the seeded first batch), model (Bayesian optimization's
+// proposal), best (the winner, re-measured by a later job), adjust (per-role resources changed
+// from measured use), manual (given by an administrator).
+enum class TrialOrigin { initial, model, best, adjust, manual };
+
+const char *to_string(ClassState s);
+const char *to_string(TrialStatus s);
+const char *to_string(TrialOrigin o);
+ClassState class_state_from(std::string_view s);
+TrialStatus trial_status_from(std::string_view s);
+TrialOrigin trial_origin_from(std::string_view s);
+// done, failed, timeout, cancelled
+bool is_final(TrialStatus s);
+
+// What a class is tuned for; fixed when the class is created.
+struct ClassSettings {
+  std::string space;      // space spec (already clamped to the administrator's limits)
+  double gamma = 0.5;     // 0 fastest .. 1 cheapest
+  int budget = 10;        // most trials
+  std::string mode = "jobs";  // jobs | steps
+  int probe_batches = 20;     // K: batches profiled per trial in steps mode
+  std::string extra = "{}";   // JSON: engine options, inventory snapshot, billing
+};
+
+struct ClassRecord {
+  std::int64_t id = 0;
+  std::uint32_t owner = 0;  // uid
+  std::string name;
+  bool shared = false;       // created by an administrator for all users
+  bool allow_users = false;  // shared class: ordinary users' jobs may add measurements
+  ClassSettings settings;
+  ClassState state = ClassState::tuning;
+  std::string state_reason;  // e.g. "stopped by ei-threshold after 7 trials"
+  std::string stop_rule;     // the rule that stopped the search ("" while tuning)
+  std::optional<std::int64_t> best_trial;
+  std::optional<double> t_ref, c_ref;  // objective references: the first successful trial
+  std::int64_t version = 0;            // bumped by every change to the class or its trials
+  double created = 0, updated = 0;     // unix seconds
+};
+
+struct Measurement {
+  double samples_per_s = 0;  // throughput
+  double time_s = 0;         // T of the objective (per sample or per job, per the class)
+  double cost = 0;           // C of the objective (billing x time)
+  std::optional<double> score;
+  std::optional<double> worker_cpu, worker_mem_mb, server_cpu, server_mem_mb;  // measured use
+  std::string nodes;   // Slurm node list the trial ran on
+  std::string raw;     // the result document as received (JSON), for `autotune show`
+};
+
+struct TrialRecord {
+  std::int64_t id = 0;
+  std::int64_t class_id = 0;
+  int seq = 0;  // 1, 2, ... within the class
+  std::string config;
+  TrialStatus status = TrialStatus::pending;
+  TrialOrigin origin = TrialOrigin::initial;
+  std::string reason;
+  std::optional<std::int64_t> job_id, step_id;
+  double created = 0;
+  std::optional<double> started, ended;
+  std::optional<Measurement> measurement;
+};
+
+struct Recommendation {
+  std::string config;
+  TrialOrigin origin = TrialOrigin::model;
+  std::string reason;
+  std::optional<double> predicted, stddev;  // model's score prediction, when there is a model
+};
+
+// What the tuner decided for a class, applied atomically by Store::apply_decision().
+struct Decision {
+  ClassState state = ClassState::tuning;
+  std::string state_reason;
+  std::string stop_rule;
+  std::optional<std::int64_t> best_trial;
+  std::optional<double> t_ref, c_ref;
+  std::vector<Recommendation> queue;                      // replaces the class's queue
+  std::vector<std::pair<std::int64_t, double>> scores;    // (trial id, score) to store
+};
+
+struct NodeSpeed {
+  std::string node;
+  double score = 1.0;  // relative speed: 1 = the median of its trials; < 1 slower
+  int samples = 0;
+  double updated = 0;
+};
+
+class Store {
+ public:
+  struct Options {
+    bool create = false;     // create the file (and its schema) if missing
+    bool read_only = false;  // open read-only (queries only)
+    int busy_timeout_ms = 5000;
+  };
+  static constexpr int kSchemaVersion = 2;
+  // "<state_dir>/store.db"
+  static std::string path_in(const std::string &state_dir);
+
+  Store(const std::string &path, Options options);
+  ~Store();
+  Store(Store &&) noexcept;
+  Store &operator=(Store &&) noexcept;
+
+  const std::string &path() const { return path_; }
+  int schema_version();
+
+  // ---- classes
+  std::optional<ClassRecord> find_class(std::uint32_t owner, std::string_view name);
+  std::optional<ClassRecord> find_class_by_id(std::int64_t id);
+  // The shared class of that name, if an administrator created one.
+  std::optional<ClassRecord> find_shared_class(std::string_view name);
+  // All classes, or those of one owner; ordered by owner, name.
+  std::vector<ClassRecord> list_classes(std::optional<std::uint32_t> owner = std::nullopt);
+  // Creates the class, or returns the existing one unchanged (settings are fixed at creation).
+  ClassRecord ensure_class(std::uint32_t owner, std::string_view name, const ClassSettings &settings,
+                           bool shared = false, bool allow_users = false);
+  void set_allow_users(std::int64_t class_id, bool allow);
+  // Deletes the class with its trials, measurements and queue.  False when there was none.
+  bool forget_class(std::uint32_t owner, std::string_view name);
+
+  // ---- trials
+  std::vector<TrialRecord> trials(std::int64_t class_id);
+  std::optional<TrialRecord> trial(std::int64_t trial_id);
+  std::optional<TrialRecord> trial_by_job(std::int64_t job_id, std::optional<std::int64_t> step_id);
+  // Pops the head of the class's queue and records it as a pending trial, in one transaction.
+  // nullopt when the queue is empty.
+  std::optional<TrialRecord> take_recommendation(std::int64_t class_id,
+                                                 std::optional<std::int64_t> job_id = std::nullopt);
+  TrialRecord add_trial(std::int64_t class_id, const std::string &config, TrialOrigin origin,
+                        const std::string &reason, TrialStatus status,
+                        std::optional<std::int64_t> job_id = std::nullopt,
+                        std::optional<std::int64_t> step_id = std::nullopt);
+  void mark_running(std::int64_t trial_id, std::int64_t job_id, double when);
+  // Records how a trial ended.  Idempotent: returns false (and changes nothing) when the trial
+  // already has a final status.
+  bool finish_trial(std::int64_t trial_id, TrialStatus status, const std::optional<Measurement> &m,
+                    double when);
+  // Removes a trial that never ran (its job was cancelled before it started).
+  void drop_trial(std::int64_t trial_id);
+
+  // ---- recommendations
+  std::vector<Recommendation> queue(std::int64_t class_id);
+  // Applies `d` unless the class changed since the snapshot at `expected_version` (then returns
+  // false and changes nothing; the caller recomputes from a fresh snapshot).
+  bool apply_decision(std::int64_t class_id, std::int64_t expected_version, const Decision &d);
+
+  // ---- nodes
+  // Blends `ratio` (this trial's speed on the node relative to the trial's median) into the
+  // node's score: score = (1-alpha)*score + alpha*ratio.
+  void update_node_speed(const std::string &node, double ratio, double alpha);
+  std::vector<NodeSpeed> node_speeds();
+
+  // PRAGMA integrity_check + foreign_key_check: "ok" or the problems found.
+  std::string integrity_check();
+
+ private:
+  std::string path_;
+  std::unique_ptr<sql::Db> db_;
+};
+
+}  // namespace autotune

@@ -1,0 +1,249 @@
+// The profile store on real SQLite files in a temporary directory.
+#include "autotune/store.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <functional>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "autotune/error.hpp"
+
+using namespace autotune;
+
+namespace {
+
+const char *kCfgA = "nodes=1,workers=1,ps=1,cpus-per-worker=1,mem-per-worker=256M,cpus-per-ps=1,mem-per-ps=256M";
+const char *kCfgB = "nodes=2,workers=3,ps=1,cpus-per-worker=1,mem-per-worker=512M,cpus-per-ps=1,mem-per-ps=256M";
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/autotune-store-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    path_ = Store::path_in(dir_);
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  Store open(bool create = true) { return Store(path_, {create, false, 1000}); }
+  ClassSettings settings() {
+    ClassSettings s;
+    s.space = "workers=1-4,ps=1-2";
+    s.gamma = 0.3;
+    s.budget = 6;
+    return s;
+  }
+  std::string dir_, path_;
+};
+
+Errc code_of(const std::function<void()> &fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.code();
+  }
+  return static_cast<Errc>(0);
+}
+
+}  // namespace
+
+TEST_F(StoreTest, CreatesWithPrivateModeAndCurrentSchema) {
+  Store s = open();
+  EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
+  struct stat st;
+  ASSERT_EQ(::stat(path_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "the store must not be readable by other users";
+  EXPECT_EQ(s.integrity_check(), "ok");
+}
+
+TEST_F(StoreTest, MissingStoreWithoutCreateIsNotFound) {
+  EXPECT_EQ(code_of([&] { open(false); }), Errc::not_found);
+}
+
+TEST_F(StoreTest, ClassesAreKeyedByOwnerAndName) {
+  Store s = open();
+  ClassRecord a = s.ensure_class(1000, "mnist", settings());
+  ClassRecord b = s.ensure_class(1001, "mnist", settings());
+  EXPECT_NE(a.id, b.id);
+  ClassSettings other = settings();
+  other.gamma = 0.9;
+  ClassRecord again = s.ensure_class(1000, "mnist", other);
+  EXPECT_EQ(again.id, a.id);
+  EXPECT_DOUBLE_EQ(again.settings.gamma, 0.3) << "settings are fixed at creation";
+  EXPECT_EQ(s.list_classes(1000).size(), 1u);
+  EXPECT_EQ(s.list_classes().size(), 2u);
+  EXPECT_FALSE(s.find_class(1002, "mnist"));
+  EXPECT_EQ(a.state, ClassState::tuning);
+}
+
+TEST_F(StoreTest, SharedClassesAreSeparateAndUnique) {
+  Store s = open();
+  s.ensure_class(0, "resnet", settings(), /*shared=*/true);
+  EXPECT_TRUE(s.find_shared_class("resnet"));
+  EXPECT_FALSE(s.find_class(0, "resnet")) << "find_class looks at private classes only";
+  EXPECT_EQ(code_of([&] { s.ensure_class(5, "resnet", settings(), true); }), Errc::invalid_argument);
+}
+
+TEST_F(StoreTest, TakeRecommendationPopsInOrderAndRecordsPendingTrials) {
+  Store s = open();
+  ClassRecord c = s.ensure_class(1000, "mnist", settings());
+  Decision d;
+  d.queue = {{kCfgA, TrialOrigin::initial, "first batch", std::nullopt, std::nullopt},
+             {kCfgB, TrialOrigin::initial, "first batch", std::nullopt, std::nullopt}};
+  ASSERT_TRUE(s.apply_decision(c.id, c.version, d));
+  auto t1 = s.take_recommendation(c.id);
+  auto t2 = s.take_recommendation(c.id, 42);
+  ASSERT_TRUE(t1 && t2);
+  EXPECT_EQ(t1->config, kCfgA);
+  EXPECT_EQ(t2->config, kCfgB);
+  EXPECT_EQ(t1->seq, 1);
+  EXPECT_EQ(t2->seq, 2);
+  EXPECT_EQ(t2->job_id, 42);
+  EXPECT_EQ(t1->status, TrialStatus::pending);
+  EXPECT_FALSE(s.take_recommendation(c.id)) << "empty queue";
+  EXPECT_TRUE(s.queue(c.id).empty());
+}
+
+TEST_F(StoreTest, FinishTrialIsIdempotent) {
+  Store s = open();
+  ClassRecord c = s.ensure_class(1000, "mnist", settings());
+  TrialRecord t = s.add_trial(c.id, kCfgA, TrialOrigin::model, "ei", TrialStatus::pending, 7);
+  s.mark_running(t.id, 7, 100.0);
+  EXPECT_EQ(s.trial(t.id)->status, TrialStatus::running);
+  Measurement m;
+  m.samples_per_s = 1234;
+  m.time_s = 2.0;
+  m.cost = 3.0;
+  m.nodes = "n[1-2]";
+  EXPECT_TRUE(s.finish_trial(t.id, TrialStatus::done, m, 200.0));
+  Measurement m2 = m;
+  m2.samples_per_s = 1;
+  EXPECT_FALSE(s.finish_trial(t.id, TrialStatus::failed, m2, 300.0)) << "a second result is ignored";
+  TrialRecord back = *s.trial(t.id);
+  EXPECT_EQ(back.status, TrialStatus::done);
+  ASSERT_TRUE(back.measurement);
+  EXPECT_DOUBLE_EQ(back.measurement->samples_per_s, 1234);
+  EXPECT_EQ(back.measurement->nodes, "n[1-2]");
+  EXPECT_DOUBLE_EQ(*back.ended, 200.0);
+  EXPECT_DOUBLE_EQ(*back.started, 100.0);
+  EXPECT_EQ(s.trial_by_job(7, std::nullopt)->id, t.id);
+  EXPECT_FALSE(s.trial_by_job(7, 0));
+}
+
+TEST_F(StoreTest, OneTrialPerJobStep) {
+  Store s = open();
+  ClassRecord c = s.ensure_class(1000, "mnist", settings());
+  s.add_trial(c.id, kCfgA, TrialOrigin::model, "", TrialStatus::running, 9, 1);
+  EXPECT_EQ(code_of([&] { s.add_trial(c.id, kCfgB, TrialOrigin::model, "", TrialStatus::running, 9, 1); }),
+            Errc::invalid_argument);
+  EXPECT_NO_THROW(s.add_trial(c.id, kCfgB, TrialOrigin::model, "", TrialStatus::running, 9, 2));
+}
+
+TEST_F(StoreTest, ApplyDecisionRefusesAStaleSnapshot) {
+  Store s = open();
+  ClassRecord c = s.ensure_class(1000, "mnist", settings());
+  Decision d;
+  d.queue = {{kCfgA, TrialOrigin::initial, "", std::nullopt, std::nullopt}};
+  ASSERT_TRUE(s.apply_decision(c.id, c.version, d));
+  // Someone takes a recommendation between the snapshot and the write.
+  ClassRecord snap = *s.find_class_by_id(c.id);
+  s.take_recommendation(c.id);
+  Decision d2;
+  d2.queue = {{kCfgB, TrialOrigin::model, "", 1.0, 0.1}};
+  EXPECT_FALSE(s.apply_decision(c.id, snap.version, d2));
+  EXPECT_TRUE(s.queue(c.id).empty()) << "nothing changed";
+  ClassRecord fresh = *s.find_class_by_id(c.id);
+  d2.state = ClassState::converged;
+  d2.stop_rule = "budget";
+  d2.state_reason = "budget of 6 trials used";
+  EXPECT_TRUE(s.apply_decision(c.id, fresh.version, d2));
+  ClassRecord after = *s.find_class_by_id(c.id);
+  EXPECT_EQ(after.state, ClassState::converged);
+  EXPECT_EQ(after.stop_rule, "budget");
+  ASSERT_EQ(s.queue(c.id).size(), 1u);
+  EXPECT_DOUBLE_EQ(*s.queue(c.id)[0].predicted, 1.0);
+}
+
+TEST_F(StoreTest, ForgetRemovesEverything) {
+  Store s = open();
+  ClassRecord c = s.ensure_class(1000, "mnist", settings());
+  TrialRecord t = s.add_trial(c.id, kCfgA, TrialOrigin::model, "", TrialStatus::pending, 3);
+  Measurement m;
+  s.finish_trial(t.id, TrialStatus::done, m, 1.0);
+  EXPECT_FALSE(s.forget_class(1001, "mnist")) << "another user's class is not touched";
+  EXPECT_TRUE(s.forget_class(1000, "mnist"));
+  EXPECT_FALSE(s.trial(t.id));
+  EXPECT_EQ(s.integrity_check(), "ok");
+}
+
+TEST_F(StoreTest, NodeSpeedBlends) {
+  Store s = open();
+  s.update_node_speed("n1", 0.5, 0.5);
+  s.update_node_speed("n1", 1.0, 0.5);
+  auto v = s.node_speeds();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_DOUBLE_EQ(v[0].score, 0.75);
+  EXPECT_EQ(v[0].samples, 2);
+}
+
+TEST_F(StoreTest, MigratesFromVersion1KeepingData) {
+  std::ifstream in(std::string(std::getenv("top_srcdir") ? std::getenv("top_srcdir") : ".") +
+                   "/tests/unit/fixtures/store-v1.sql");
+  ASSERT_TRUE(in) << "fixture store-v1.sql not found (top_srcdir)";
+  std::stringstream sql;
+  sql << in.rdbuf();
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  Store s = open(false);
+  EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
+  auto c = s.find_class(1000, "mnist");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->state, ClassState::converged);
+  EXPECT_DOUBLE_EQ(c->settings.gamma, 0.3);
+  EXPECT_EQ(*c->best_trial, 2);
+  EXPECT_FALSE(c->allow_users);
+  auto trials = s.trials(c->id);
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[1].origin, TrialOrigin::initial);
+  EXPECT_DOUBLE_EQ(*trials[1].measurement->score, 0.84);
+  ASSERT_EQ(s.queue(c->id).size(), 1u);
+  EXPECT_EQ(s.queue(c->id)[0].origin, TrialOrigin::model);
+  EXPECT_EQ(s.integrity_check(), "ok");
+  // The new features work on the migrated store.
+  EXPECT_NO_THROW(s.update_node_speed("n1", 1.0, 0.2));
+}
+
+TEST_F(StoreTest, RefusesNewerSchemaAndForeignFiles) {
+  {
+    sqlite3 *db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  try {
+    open(false);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), Errc::unsupported);
+    EXPECT_NE(std::string(e.what()).find("schema version 99, newer than this build's"), std::string::npos);
+  }
+  const std::string other = dir_ + "/other.db";
+  std::ofstream(other) << "this is not a database, just some text that is long enough to have a header......";
+  EXPECT_EQ(code_of([&] { Store(other, {false, false, 100}); }), Errc::corrupt);
+  const std::string tables = dir_ + "/tables.db";
+  {
+    sqlite3 *db = nullptr;
+    ASSERT_EQ(sqlite3_open(tables.c_str(), &db), SQLITE_OK);
+    sqlite3_exec(db, "CREATE TABLE x(a)", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  EXPECT_EQ(code_of([&] { Store(tables, {false, false, 100}); }), Errc::corrupt);
+}
