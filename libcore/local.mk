@@ -43,3 +43,7 @@ EXTRA_DIST += tests/unit/fixtures tests/unit/store_concurrency.sh
 check_PROGRAMS += tests/unit/store_stress
 tests_unit_store_stress_SOURCES = tests/unit/store_stress.cc
 tests_unit_store_stress_LDADD = libcore/libautotune.la
+# A fixture generator for the tests of the `autotune` command (built with `make').
+noinst_PROGRAMS += tests/unit/store_fill
+tests_unit_store_fill_SOURCES = tests/unit/store_fill.cc
+tests_unit_store_fill_LDADD = libcore/libautotune.la

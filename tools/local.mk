@@ -1,1 +1,22 @@
-# tools: autotune, autotune-run, autotune-bb.
+# tools: autotune (status, show, report, export, forget, admin, ...), autotune-run, autotune-bb.
+bin_PROGRAMS += tools/autotune
+tools_autotune_SOURCES = \
+	tools/args.cc tools/args.hpp \
+	tools/autotune.cc \
+	tools/cli.cc tools/cli.hpp \
+	tools/cmd_admin.cc \
+	tools/cmd_show.cc \
+	tools/cmd_status.cc \
+	tools/commands.hpp \
+	tools/explain.cc tools/explain.hpp \
+	tools/views.cc tools/views.hpp
+tools_autotune_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(SQLITE_CFLAGS) $(EIGEN_CFLAGS)
+tools_autotune_LDADD = libcore/libautotune.la
+
+# `autotune' is installed setuid to SlurmUser when `make install' runs as root without DESTDIR,
+# so that users can read their own rows of a store they cannot open (see tools/cli.hpp).
+install-exec-hook:
+	@if test -z "$(DESTDIR)" && test "`id -u`" = 0; then \
+	  echo " chown $(SLURM_USER) $(bindir)/autotune && chmod 4755 $(bindir)/autotune"; \
+	  chown "$(SLURM_USER)" "$(bindir)/autotune" && chmod 4755 "$(bindir)/autotune"; \
+	fi

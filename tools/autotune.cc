@@ -1,0 +1,79 @@
+// autotune: what slurm-autotune tried, what won and why; the store's administration; the
+// offline replay benchmark.  See man/autotune.1.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "autotune/error.hpp"
+#include "autotune/log.hpp"
+#include "commands.hpp"
+
+using namespace autotune;
+using namespace autotune::cli;
+
+namespace {
+
+const Command kCommands[] = {
+    {"status", "your classes: state, trials, best configuration, why the search stopped", cmd_status},
+    {"show", "one class: every trial, its measurement and score, and why the winner won", cmd_show},
+    {"report", "plot a class's search (score per trial, best so far, the winner) to SVG or PNG", cmd_report},
+    {"export", "one class as JSON (settings, trials, best configuration)", cmd_export},
+    {"forget", "delete one of your classes with everything measured for it", cmd_forget},
+    {"admin", "shared classes and the store itself (root and SlurmUser)", cmd_admin},
+};
+
+void usage(FILE *out) {
+  std::fprintf(out,
+               "usage: autotune COMMAND [OPTIONS]\n"
+               "       autotune COMMAND --help\n\n"
+               "Commands:\n");
+  for (const auto &c : kCommands) std::fprintf(out, "  %-8s %s\n", c.name, c.summary);
+  std::fprintf(out,
+               "\nThe store and its limits are set in autotune.conf (beside slurm.conf).  Users see\n"
+               "and change only their own classes; root and SlurmUser see all.  See autotune(1).\n");
+}
+
+int exit_code(Errc c) {
+  switch (c) {
+    case Errc::invalid_argument: return 2;
+    case Errc::permission: return 4;
+    case Errc::not_found: return 3;
+    default: return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Caller caller;
+  try {
+    caller = init_caller();
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "autotune: %s\n", e.what());
+    return 1;
+  }
+  set_stderr_log_sink("autotune", LogLevel::info);
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    usage(stdout);
+    return 0;
+  }
+  for (const auto &c : kCommands) {
+    if (cmd != c.name) continue;
+    try {
+      return c.run(caller, argc - 1, argv + 1);
+    } catch (const Error &e) {
+      std::fprintf(stderr, "autotune %s: %s\n", c.name, e.what());
+      return exit_code(e.code());
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "autotune %s: %s\n", c.name, e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "autotune: unknown command '%s'; see `autotune --help'\n", cmd.c_str());
+  return 2;
+}

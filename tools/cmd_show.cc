@@ -1,0 +1,199 @@
+// autotune show / report: one class in detail, as a table and as a plot.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "args.hpp"
+#include "autotune/error.hpp"
+#include "autotune_config.h"
+#include "commands.hpp"
+#include "explain.hpp"
+#include "views.hpp"
+
+namespace autotune::cli {
+
+namespace {
+
+std::string measurement_cells(const TrialRecord &t, std::vector<std::string> &row) {
+  if (t.measurement) {
+    row.push_back(num(t.measurement->samples_per_s, 5));
+    row.push_back(num(t.measurement->time_s));
+    row.push_back(num(t.measurement->cost));
+    row.push_back(t.measurement->score ? num(*t.measurement->score) : "-");
+  } else {
+    row.insert(row.end(), {"-", "-", "-", "-"});
+  }
+  return {};
+}
+
+}  // namespace
+
+int cmd_show(const Caller &caller, int argc, char **argv) {
+  Args a(argc - 1, argv + 1, {"user"}, {"help", "json"}, "autotune show");
+  if (a.flag("help")) {
+    std::printf(
+        "usage: autotune show CLASS [--user USER] [--json]\n\n"
+        "Every trial of the class with its configuration, measurement (samples/s, time, cost)\n"
+        "and score, the recommendations queued for the next jobs, and why the winner won: its\n"
+        "score against the runner-up's, and the model's predicted score and uncertainty for the\n"
+        "untried configurations nearest to it.  Lower scores are better:\n"
+        "score = (1-gamma)*T/T_ref + gamma*C/C_ref, with the first successful trial as reference.\n\n"
+        "  --user USER  another user's class (root and SlurmUser only)\n"
+        "  --json       the class, its trials and the explanation as JSON\n");
+    return 0;
+  }
+  a.expect_positional(1, "CLASS");
+  std::optional<uid_t> owner;
+  if (auto u = a.value("user")) owner = resolve_user(*u);
+  const Conf conf = load_conf(caller);
+  Store store = open_store(caller, conf, false);
+  const ClassRecord c = find_class_for(store, caller, a.positional()[0], owner, false);
+  const ClassView v = make_view(store, c);
+  const Explanation ex = explain(v, conf);
+
+  if (a.flag("json")) {
+    nlohmann::json j = view_json(v, true);
+    j["explanation"] = explanation_json(ex);
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+
+  std::printf("class %s of %s: %s", c.name.c_str(), c.shared ? "all users (shared)" : user_name(c.owner).c_str(),
+              to_string(c.state));
+  if (!c.state_reason.empty()) std::printf(" (%s)", c.state_reason.c_str());
+  std::printf("\nsettings: gamma=%s budget=%d mode=%s probe-batches=%d space=%s\n", num(c.settings.gamma).c_str(),
+              c.settings.budget, c.settings.mode.c_str(), c.settings.probe_batches,
+              c.settings.space.empty() ? "(site default)" : c.settings.space.c_str());
+  if (c.t_ref && c.c_ref)
+    std::printf("references: T_ref=%s C_ref=%s (the first successful trial)\n", num(*c.t_ref).c_str(),
+                num(*c.c_ref).c_str());
+  std::printf("trials: %d of %d used\n\n", v.used, c.settings.budget);
+
+  if (!v.trials.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"TRIAL", "ORIGIN", "STATUS", "JOB", "CONFIGURATION", "SAMPLES/S", "TIME", "COST", "SCORE", ""});
+    for (const auto &t : v.trials) {
+      std::string job = t.job_id ? std::to_string(*t.job_id) : "-";
+      if (t.step_id) job += "." + std::to_string(*t.step_id);
+      std::vector<std::string> row = {std::to_string(t.seq), to_string(t.origin), to_string(t.status), job, t.config};
+      measurement_cells(t, row);
+      row.push_back(v.best && t.id == v.best->id ? "<- best" : "");
+      rows.push_back(row);
+    }
+    std::fputs(format_table(rows).c_str(), stdout);
+  } else {
+    std::printf("no trials yet\n");
+  }
+  std::fputs(explanation_text(ex).c_str(), stdout);
+  if (!v.queue.empty()) {
+    std::printf("\nnext configurations (taken by the class's next jobs, in order):\n");
+    for (const auto &r : v.queue) {
+      std::printf("  %s  [%s%s%s]", r.config.c_str(), to_string(r.origin), r.reason.empty() ? "" : ": ",
+                  r.reason.c_str());
+      if (r.predicted) std::printf("  predicted %s", num(*r.predicted).c_str());
+      if (r.stddev) std::printf(" ± %s", num(*r.stddev, 2).c_str());
+      std::printf("\n");
+    }
+  }
+  return 0;
+}
+
+int cmd_report(const Caller &caller, int argc, char **argv) {
+  Args a(argc - 1, argv + 1, {"user", "plot"}, {"help"}, "autotune report");
+  if (a.flag("help")) {
+    std::printf(
+        "usage: autotune report CLASS --plot FILE [--user USER]\n\n"
+        "Plot the class's search with gnuplot: the score of every measured trial, the best score\n"
+        "so far, and the winner marked.  FILE ends in .svg or .png; it is written with your own\n"
+        "permissions.\n\n"
+        "  --user USER  another user's class (root and SlurmUser only)\n");
+    return 0;
+  }
+  a.expect_positional(1, "CLASS");
+  auto file = a.value("plot");
+  if (!file) throw_invalid("--plot FILE is required; see `autotune report --help'");
+  std::string ext = file->size() > 4 ? file->substr(file->size() - 4) : "";
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  std::string terminal;
+  if (ext == ".svg") terminal = "svg size 800,500 dynamic";
+  else if (ext == ".png") terminal = "pngcairo size 800,500";
+  else throw_invalid("--plot: '" + *file + "' must end in .svg or .png");
+  for (char ch : *file)
+    if (ch == '\'' || ch == '\n') throw_invalid("--plot: the file name may not contain quotes or newlines");
+  std::optional<uid_t> owner;
+  if (auto u = a.value("user")) owner = resolve_user(*u);
+  const Conf conf = load_conf(caller);
+  Store store = open_store(caller, conf, false);
+  const ClassRecord c = find_class_for(store, caller, a.positional()[0], owner, false);
+  const ClassView v = make_view(store, c);
+
+  std::string data, best_line, winner;
+  double best_so_far = 0;
+  bool any = false;
+  int points = 0;
+  for (const auto &t : v.trials) {
+    if (t.status != TrialStatus::done || !t.measurement || !t.measurement->score) continue;
+    const double s = *t.measurement->score;
+    best_so_far = any ? std::min(best_so_far, s) : s;
+    any = true;
+    ++points;
+    data += std::to_string(t.seq) + " " + num(s, 8) + "\n";
+    best_line += std::to_string(t.seq) + " " + num(best_so_far, 8) + "\n";
+    if (v.best && t.id == v.best->id) winner = std::to_string(t.seq) + " " + num(s, 8) + "\n";
+  }
+  if (!any) throw Error(Errc::not_found, "class '" + c.name + "' has no measured trial to plot yet");
+  std::string script = "set terminal " + terminal + "\nset output '" + *file + "'\n";
+  script += "set title 'autotune class " + c.name + " (gamma " + num(c.settings.gamma) + ", " + to_string(c.state) +
+            ")' noenhanced\n";
+  script +=
+      "set xlabel 'trial'\nset ylabel 'score (lower is better)'\nset grid\nset key top right\n"
+      "set xtics 1\nset offsets 0.5, 0.5, 0, 0\n";
+  script += "$scores << EOD\n" + data + "EOD\n$best << EOD\n" + best_line + "EOD\n";
+  script += "$winner << EOD\n" + (winner.empty() ? std::string("NaN NaN\n") : winner) + "EOD\n";
+  script +=
+      "plot $scores using 1:2 with points pt 7 ps 1.2 lc rgb '#1f77b4' title 'trial score', \\\n"
+      "     $best using 1:2 with steps lw 2 lc rgb '#2ca02c' title 'best so far', \\\n"
+      "     $winner using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#d62728' title 'winner'\n";
+
+  // gnuplot runs with the caller's own privileges: the output file is theirs.
+  int pipefd[2];
+  if (pipe(pipefd) != 0) throw_io("pipe", errno);
+  const pid_t pid = fork();
+  if (pid < 0) throw_io("fork", errno);
+  if (pid == 0) {
+    dup2(pipefd[0], 0);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    if (caller.setuid) {
+      if (setresgid(getgid(), getgid(), getgid()) != 0 || setresuid(caller.uid, caller.uid, caller.uid) != 0) _exit(126);
+      umask(022);
+    }
+    execl(AUTOTUNE_GNUPLOT, "gnuplot", static_cast<char *>(nullptr));
+    std::fprintf(stderr, "autotune report: cannot run %s: %s\n", AUTOTUNE_GNUPLOT, std::strerror(errno));
+    _exit(127);
+  }
+  close(pipefd[0]);
+  size_t off = 0;
+  while (off < script.size()) {
+    const ssize_t n = write(pipefd[1], script.data() + off, script.size() - off);
+    if (n <= 0) break;
+    off += static_cast<size_t>(n);
+  }
+  close(pipefd[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw Error(Errc::io, "gnuplot could not write '" + *file + "'");
+  std::printf("%s: %d trials plotted, winner %s\n", file->c_str(), points,
+              v.best ? ("trial " + std::to_string(v.best->seq)).c_str() : "not chosen yet");
+  return 0;
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,22 @@
+// The commands of `autotune`; each parses its own arguments (argv[0] is the command name) and
+// returns the exit status.  Errors are thrown as autotune::Error; main() prints them.
+#pragma once
+
+#include "cli.hpp"
+
+namespace autotune::cli {
+
+struct Command {
+  const char *name;
+  const char *summary;
+  int (*run)(const Caller &caller, int argc, char **argv);
+};
+
+int cmd_status(const Caller &, int, char **);
+int cmd_show(const Caller &, int, char **);
+int cmd_report(const Caller &, int, char **);
+int cmd_export(const Caller &, int, char **);
+int cmd_forget(const Caller &, int, char **);
+int cmd_admin(const Caller &, int, char **);
+
+}  // namespace autotune::cli

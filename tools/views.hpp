@@ -1,0 +1,30 @@
+// What the commands show of a class, computed once from the store.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autotune/store.hpp"
+
+namespace autotune::cli {
+
+struct ClassView {
+  ClassRecord cls;
+  std::vector<TrialRecord> trials;
+  std::vector<Recommendation> queue;
+  int used = 0;                       // trials that count against the budget (ran, any outcome)
+  std::optional<TrialRecord> best;    // the class's best trial
+  std::optional<TrialRecord> runner_up;  // the best trial of another configuration
+};
+
+ClassView make_view(Store &store, const ClassRecord &c);
+// One row of `autotune status`.
+std::vector<std::string> status_row(const ClassView &v);
+// JSON: the class; with `full`, every trial and the queue.
+nlohmann::json view_json(const ClassView &v, bool full);
+nlohmann::json trial_json(const TrialRecord &t);
+
+}  // namespace autotune::cli
