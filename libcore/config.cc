@@ -1,5 +1,6 @@
 #include "autotune/config.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -62,6 +63,17 @@ Configuration Configuration::parse(std::string_view text, std::string_view field
   c.server.mem_mb = parse_mem_mb(sub(kDimMemPerServer), kv[kDimMemPerServer]);
   c.validate(field);
   return c;
+}
+
+SlurmRequest slurm_request(const Configuration &c) {
+  SlurmRequest r;
+  r.nodes = c.counts.nodes;
+  r.ntasks = c.ranks();
+  r.cpus_per_task = c.counts.servers > 0 ? std::max(c.worker.cpus, c.server.cpus) : c.worker.cpus;
+  const std::uint64_t mem = c.counts.servers > 0 ? std::max(c.worker.mem_mb, c.server.mem_mb) : c.worker.mem_mb;
+  r.mem_per_cpu_mb = (mem + static_cast<std::uint64_t>(r.cpus_per_task) - 1) / static_cast<std::uint64_t>(r.cpus_per_task);
+  r.gpus_per_task = c.worker.gpus;
+  return r;
 }
 
 void Configuration::validate(std::string_view field) const {

@@ -20,3 +20,8 @@ install-exec-hook:
 	  echo " chown $(SLURM_USER) $(bindir)/autotune && chmod 4755 $(bindir)/autotune"; \
 	  chown "$(SLURM_USER)" "$(bindir)/autotune" && chmod 4755 "$(bindir)/autotune"; \
 	fi
+
+bin_PROGRAMS += tools/autotune-run
+tools_autotune_run_SOURCES = tools/autotune_run.cc tools/run_step.cc tools/run_step.hpp
+tools_autotune_run_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
+tools_autotune_run_LDADD = libcore/libautotune.la

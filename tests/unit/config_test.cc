@@ -39,3 +39,23 @@ TEST(Configuration, RejectsWithNamedDimension) {
     }
   }
 }
+
+TEST(Configuration, SlurmRequestTakesTheLargerRole) {
+  Configuration c = Configuration::parse(
+      "nodes=2,workers=3,ps=1,cpus-per-worker=1,mem-per-worker=1G,cpus-per-ps=2,mem-per-ps=512M");
+  SlurmRequest r = slurm_request(c);
+  EXPECT_EQ(r.nodes, 2);
+  EXPECT_EQ(r.ntasks, 4);
+  EXPECT_EQ(r.cpus_per_task, 2);
+  EXPECT_EQ(r.mem_per_cpu_mb, 512u);  // 1024 MB per task over 2 CPUs
+  EXPECT_EQ(r.max_tasks_per_node(), 2);
+  EXPECT_EQ(r.cpus_per_node(), 4);
+  EXPECT_EQ(r.mem_per_node_mb(), 2048u);
+  c.counts.servers = 0;
+  r = slurm_request(c);
+  EXPECT_EQ(r.cpus_per_task, 1) << "without parameter servers only the workers count";
+  EXPECT_EQ(r.mem_per_cpu_mb, 1024u);
+  c.worker.mem_mb = 1001;
+  c.worker.cpus = 2;
+  EXPECT_EQ(slurm_request(c).mem_per_cpu_mb, 501u) << "rounded up";
+}

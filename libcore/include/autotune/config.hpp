@@ -54,6 +54,26 @@ struct Configuration {
   void validate(std::string_view field = "configuration") const;
 };
 
+// What a configuration asks of Slurm.  Slurm gives every task of a job (and of a step) the same
+// CPUs and memory, so the request takes the larger role's: ntasks = workers + ps,
+// cpus_per_task = max(cpus per worker, cpus per ps), mem_per_cpu = the larger role's memory per
+// task divided by cpus_per_task, rounded up.  Ranks are placed in blocks: rank r on node
+// r * nodes / ntasks; workers are ranks 0..W-1, parameter servers W..W+S-1.
+struct SlurmRequest {
+  int nodes = 1;
+  int ntasks = 1;
+  int cpus_per_task = 1;
+  std::uint64_t mem_per_cpu_mb = 1;
+  int gpus_per_task = 0;
+  // The most tasks any node gets with block placement: ceil(ntasks / nodes).
+  int max_tasks_per_node() const { return (ntasks + nodes - 1) / nodes; }
+  std::uint64_t mem_per_node_mb() const {
+    return mem_per_cpu_mb * static_cast<std::uint64_t>(cpus_per_task) * max_tasks_per_node();
+  }
+  int cpus_per_node() const { return cpus_per_task * max_tasks_per_node(); }
+};
+SlurmRequest slurm_request(const Configuration &c);
+
 // The dimension names, in the order of the text form.
 inline constexpr const char *kDimNodes = "nodes";
 inline constexpr const char *kDimWorkers = "workers";

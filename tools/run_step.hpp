@@ -1,0 +1,52 @@
+// Running one configuration of a training program as a Slurm job step, and leaving what it
+// measured for ingest.  Used by autotune-run in both modes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autotune/config.hpp"
+
+namespace autotune {
+
+struct StepRequest {
+  std::vector<std::string> app;              // program and arguments
+  std::optional<Configuration> config;       // none: the allocation as it is
+  std::optional<double> timeout_s;           // kill the step after this long
+  std::vector<std::pair<std::string, std::string>> env;  // extra environment for the app
+  std::string label;                         // names the step's files (e.g. "1234" or "1234.3")
+};
+
+enum class StepStatus { ok, failed, timeout };
+
+struct StepOutcome {
+  StepStatus status = StepStatus::failed;
+  int exit_code = 1;      // what autotune-run itself returns
+  int signal = 0;         // the signal that ended srun, if any
+  std::string reason;     // why it failed, for the user and the store
+  double wall_s = 0;
+  std::optional<nlohmann::json> app_result;  // libssp's AUTOTUNE_RESULT document
+  std::string summary() const;
+};
+
+const char *to_string(StepStatus s);
+
+// srun --mpi=pmix ... APP ARGS for the request (as run_step would run it).
+std::vector<std::string> srun_command(const StepRequest &req);
+
+// Run the step; forwards SIGINT/SIGTERM to it; never throws for the app's own failures.
+StepOutcome run_step(const StepRequest &req);
+
+// The document left for ingest: status, exit code, signal, reason, wall time, the claimed
+// configuration and libssp's measurements.
+nlohmann::json outcome_json(const StepOutcome &out, const StepRequest &req);
+
+// Write `doc` as <incoming>/<name>.json (atomically: a temporary file, then rename), where
+// <incoming> is $AUTOTUNE_INCOMING or StateDir/incoming of autotune.conf.  Returns the path.
+std::string leave_result(const nlohmann::json &doc, const std::string &name);
+
+}  // namespace autotune
