@@ -11,6 +11,7 @@ libcore_libautotune_la_SOURCES = \
 	libcore/include/autotune/error.hpp \
 	libcore/include/autotune/log.hpp \
 	libcore/include/autotune/names.hpp \
+	libcore/include/autotune/result.hpp \
 	libcore/include/autotune/store.hpp \
 	libcore/include/autotune/units.hpp \
 	libcore/capi.cc \
@@ -19,6 +20,7 @@ libcore_libautotune_la_SOURCES = \
 	libcore/error.cc \
 	libcore/log.cc \
 	libcore/names.cc \
+	libcore/result.cc \
 	libcore/sqlite.cc \
 	libcore/sqlite.hpp \
 	libcore/store.cc \
@@ -33,6 +35,7 @@ tests_unit_core_test_SOURCES = \
 	tests/unit/conf_test.cc \
 	tests/unit/config_test.cc \
 	tests/unit/names_test.cc \
+	tests/unit/result_test.cc \
 	tests/unit/store_test.cc \
 	tests/unit/units_test.cc
 tests_unit_core_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) \

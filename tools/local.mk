@@ -25,3 +25,11 @@ bin_PROGRAMS += tools/autotune-run
 tools_autotune_run_SOURCES = tools/autotune_run.cc tools/run_step.cc tools/run_step.hpp
 tools_autotune_run_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 tools_autotune_run_LDADD = libcore/libautotune.la
+
+# The PrologSlurmctld / EpilogSlurmctld hook that runs `autotune ingest'.
+pkglibexec_SCRIPTS = tools/ingest-hook
+CLEANFILES += tools/ingest-hook
+EXTRA_DIST += tools/ingest-hook.in
+tools/ingest-hook: $(srcdir)/tools/ingest-hook.in Makefile
+	$(AM_V_GEN)mkdir -p tools && sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@pkglibexecdir[@]|$(pkglibexecdir)|g' \
+	  $(srcdir)/tools/ingest-hook.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@

@@ -36,7 +36,7 @@ EOT2
 }
 
 check "$b/plugins/spank/.libs/spank_autotune.so" plugin_name plugin_type plugin_version \
-  spank_plugin_version slurm_spank_init slurm_spank_init_post_opt
+  spank_plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init
 check "$b/plugins/job_submit/.libs/job_submit_autotune.so" plugin_name plugin_type \
   plugin_version init fini job_submit job_modify
 # shellcheck disable=SC2086

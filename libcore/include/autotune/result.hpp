@@ -1,0 +1,77 @@
+// The result document a trial leaves for ingest, and its validation.
+//
+// autotune-run writes one JSON document per trial ("autotune-run/1"), wrapping what the
+// training program measured through libssp ("autotune-result/1", see libssp's profile.hpp):
+//
+//   {"format": "autotune-run/1", "status": "ok"|"failed"|"timeout", "exit_code": 0,
+//    "signal": 0, "reason": "", "wall_s": 12.5, "config": "nodes=2,workers=3,...",
+//    "step": 3,                                    (steps mode: the trial's job step)
+//    "adjust_reason": "...",                       (steps mode: why per-role resources changed)
+//    "app": {"format": "autotune-result/1", "samples_per_s": 5120.0, "time_per_clock_s": 0.2,
+//            "clocks": 20, "samples": 102400, "wall_s": 20.0, "workers": 3, "servers": 1,
+//            "roles": {"worker": {"ranks": 3, "cpu_util_mean": 0.95, "cpu_util_max": 0.99,
+//                                 "cpus_allocated": 1, "peak_rss_mb_max": 180.0,
+//                                 "mem_limit_mb": 512},
+//                      "server": {...}},
+//            "per_rank": [{"rank": 0, "role": "worker", "node": "n1", "samples_per_s": 1700.0,
+//                          "cpu_util": 0.97, "peak_rss_mb": 170.0}, ...]}}
+//
+// The document comes from a user's job: it is read with a size limit, every field is checked
+// (type, finite, range, length), and nothing in it decides whose class or which trial it is --
+// ingest takes those from Slurm's record of the job.  Unknown fields are ignored.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace autotune {
+
+inline constexpr std::size_t kMaxResultBytes = 1 << 20;
+
+struct RoleUse {
+  int ranks = 0;
+  std::optional<double> cpu_util_mean, cpu_util_max;  // cores busy per rank
+  std::optional<double> cpus_allocated;
+  std::optional<double> peak_rss_mb_max;
+  std::optional<double> mem_limit_mb;
+};
+
+struct RankUse {
+  int rank = 0;
+  std::string role;  // worker | server
+  std::string node;
+  std::optional<double> samples_per_s, cpu_util, peak_rss_mb;
+};
+
+struct AppResult {
+  double samples_per_s = 0;
+  std::optional<double> time_per_clock_s, wall_s;
+  std::optional<double> clocks, samples;
+  std::optional<RoleUse> worker, server;
+  std::vector<RankUse> per_rank;
+};
+
+struct RunResult {
+  std::string status;  // ok | failed | timeout
+  int exit_code = 0;
+  int signal = 0;
+  std::string reason;
+  double wall_s = 0;
+  std::string config;  // as the job claims; ingest uses the store's record instead when it has one
+  std::optional<long long> step;
+  std::string adjust_reason;
+  std::optional<AppResult> app;
+};
+
+// Parses and validates; throws Error(invalid_argument) naming the field ("result: app.samples_per_s:
+// -3 is negative") or Error(corrupt) for text that is not JSON.
+RunResult parse_result(std::string_view text);
+
+// Reads `path` (a regular file, not a link, at most kMaxResultBytes) and parses it.  When
+// `owner` is given the file must belong to that uid.  Throws Error(not_found|io|permission|
+// invalid_argument|corrupt).
+RunResult read_result_file(const std::string &path, std::optional<unsigned> owner);
+
+}  // namespace autotune
