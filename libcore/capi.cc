@@ -8,11 +8,11 @@
 #include "autotune/error.hpp"
 #include "autotune/log.hpp"
 #include "autotune/names.hpp"
+#include "capi_internal.hpp"
 
-namespace {
+namespace autotune::capi {
 
-int code_of(autotune::Errc c) {
-  using autotune::Errc;
+int code_of(Errc c) {
   switch (c) {
     case Errc::invalid_argument: return AT_EINVAL;
     case Errc::not_found: return AT_ENOENT;
@@ -26,33 +26,11 @@ int code_of(autotune::Errc c) {
   return AT_EINTERNAL;
 }
 
-void put(char *err, size_t errlen, const char *msg) {
-  if (!err || errlen == 0) return;
-  std::strncpy(err, msg, errlen - 1);
-  err[errlen - 1] = '\0';
-}
+}  // namespace autotune::capi
 
-// Run `fn`; map every exception to a code and a message.
-template <typename Fn>
-int firewall(char *err, size_t errlen, Fn &&fn) noexcept {
-  try {
-    fn();
-    put(err, errlen, "");
-    return AT_OK;
-  } catch (const autotune::Error &e) {
-    put(err, errlen, e.what());
-    return code_of(e.code());
-  } catch (const std::bad_alloc &) {
-    put(err, errlen, "out of memory");
-    return AT_EINTERNAL;
-  } catch (const std::exception &e) {
-    put(err, errlen, e.what());
-    return AT_EINTERNAL;
-  } catch (...) {
-    put(err, errlen, "unknown exception");
-    return AT_EINTERNAL;
-  }
-}
+namespace {
+
+using autotune::capi::firewall;
 
 at_log_sink_fn g_c_sink = nullptr;
 void c_sink_adapter(autotune::LogLevel level, const char *message) {

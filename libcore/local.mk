@@ -15,6 +15,7 @@ libcore_libautotune_la_SOURCES = \
 	libcore/include/autotune/store.hpp \
 	libcore/include/autotune/units.hpp \
 	libcore/capi.cc \
+	libcore/capi_internal.hpp \
 	libcore/conf.cc \
 	libcore/config.cc \
 	libcore/error.cc \

@@ -564,6 +564,7 @@ bool Store::apply_decision(std::int64_t class_id, std::int64_t expected_version,
       .bind(6, d.c_ref)
       .bind(7, class_id)
       .run();
+  if (d.extra) Stmt(db, "UPDATE classes SET extra = ?1 WHERE id = ?2").bind(1, *d.extra).bind(2, class_id).run();
   Stmt(db, "DELETE FROM recommendations WHERE class_id = ?1").bind(1, class_id).run();
   Stmt ins(db,
            "INSERT INTO recommendations (class_id, position, config, origin, reason, predicted, stddev) "

@@ -110,6 +110,7 @@ struct Decision {
   std::optional<double> t_ref, c_ref;
   std::vector<Recommendation> queue;                      // replaces the class's queue
   std::vector<std::pair<std::int64_t, double>> scores;    // (trial id, score) to store
+  std::optional<std::string> extra;                       // replaces ClassSettings::extra
 };
 
 struct NodeSpeed {
