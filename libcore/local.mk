@@ -13,6 +13,7 @@ libcore_libautotune_la_SOURCES = \
 	libcore/include/autotune/names.hpp \
 	libcore/include/autotune/result.hpp \
 	libcore/include/autotune/store.hpp \
+	libcore/include/autotune/tuner_conf.hpp \
 	libcore/include/autotune/units.hpp \
 	libcore/capi.cc \
 	libcore/capi_internal.hpp \
@@ -22,9 +23,11 @@ libcore_libautotune_la_SOURCES = \
 	libcore/log.cc \
 	libcore/names.cc \
 	libcore/result.cc \
+	libcore/select_api.cc \
 	libcore/sqlite.cc \
 	libcore/sqlite.hpp \
 	libcore/store.cc \
+	libcore/tuner_conf.cc \
 	libcore/units.cc
 libcore_libautotune_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
 libcore_libautotune_la_LIBADD = $(SQLITE_LIBS)

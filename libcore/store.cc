@@ -475,7 +475,7 @@ void Store::mark_running(std::int64_t trial_id, std::int64_t job_id, double when
 }
 
 bool Store::finish_trial(std::int64_t trial_id, TrialStatus status, const std::optional<Measurement> &m,
-                         double when) {
+                         double when, const std::string &note) {
   if (!is_final(status)) throw Error(Errc::internal, "finish_trial with a non-final status");
   Db &db = *db_;
   Txn txn(db, Txn::Kind::write);
@@ -487,10 +487,13 @@ bool Store::finish_trial(std::int64_t trial_id, TrialStatus status, const std::o
     class_id = s.i64(0);
     if (is_final(trial_status_from(s.text(1)))) return false;  // already recorded
   }
-  Stmt(db, "UPDATE trials SET status = ?1, ended = ?2, started = IFNULL(started, ?2) WHERE id = ?3")
+  Stmt(db,
+       "UPDATE trials SET status = ?1, ended = ?2, started = IFNULL(started, ?2), "
+       "reason = CASE WHEN ?4 = '' THEN reason WHEN reason = '' THEN ?4 ELSE reason || '; ' || ?4 END WHERE id = ?3")
       .bind(1, to_string(status))
       .bind(2, when)
       .bind(3, trial_id)
+      .bind(4, note)
       .run();
   if (m) {
     Stmt ins(db,

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 
@@ -27,7 +28,9 @@ const char kAdminUsage[] =
     "  allow CLASS yes|no        let ordinary users' jobs add measurements to a shared class\n"
     "  forget CLASS [--user USER]  delete a shared class (or USER's class)\n"
     "  list                      every class of every user\n"
-    "  nodes                     the per-node speed scores learned from trials\n"
+    "  nodes [NODE=SPEED ...]    the per-node speed scores learned from trials; with arguments,\n"
+    "                            set them (1 = as fast as the median, below SlowNodeThreshold =\n"
+    "                            left out of autotune jobs by select/autotune)\n"
     "  check                     the store's integrity check\n";
 
 // mkdir -p with an owner and a mode for the last component.
@@ -134,7 +137,20 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
   }
   if (sub == "nodes") {
     Args a(argc - 2, argv + 2, {}, {}, prog);
-    a.expect_positional(0, "");
+    if (!a.positional().empty()) {
+      Store store = open_store(caller, conf, true);
+      for (const auto &kv : a.positional()) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) throw_invalid("'" + kv + "' is not NODE=SPEED");
+        const std::string node = kv.substr(0, eq);
+        for (char ch : node)
+          if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.')
+            throw_invalid("'" + node + "' is not a node name");
+        store.update_node_speed(node, parse_double("SPEED of " + node, kv.substr(eq + 1), 0, 2), 1.0);
+        std::printf("node %s: speed %s\n", node.c_str(), kv.substr(eq + 1).c_str());
+      }
+      return 0;
+    }
     Store store = open_store(caller, conf, false);
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"NODE", "SPEED", "TRIALS", "UPDATED"});

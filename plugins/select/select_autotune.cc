@@ -3,15 +3,20 @@
 // Every select_p_* call is forwarded to select_cons_tres.so, which this plugin dlopen()s from
 // PluginDir; the forwarding table is filled in the order of Slurm's node_select_syms
 // (src/common/select.c) into its slurm_select_ops_t.  For jobs submitted with --autotune it
-// records, once per job, where the job was placed.
+// leaves out the nodes the store knows to be slow (their workers trailed the median worker of
+// their trials: per-node speed below SlowNodeThreshold) when enough other nodes remain, and
+// records, once per job, where the job was placed.  The speed scores are kept in memory by
+// libautotune's background thread (at_select_configure), so node selection never reads the store.
 //
 // Every select_*.so in PluginDir is loaded by clients too (sinfo, squeue): init() stays quiet
 // (debug level only) and does not fail when cons_tres cannot be found, only the first forwarded
 // call does, loudly.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <string>
 
 #include "config.h"
@@ -20,7 +25,10 @@ extern "C" {
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/log.h"
+#include "src/common/bitstring.h"
 #include "src/common/node_conf.h"
+#include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
 #include "src/common/select.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -132,6 +140,8 @@ int load_target() {
   return SLURM_ERROR;
 }
 
+std::set<uint32_t> g_logged;  // jobs whose slow-node exclusion was logged
+
 // The autotune class of a job, or nullptr for a job without --autotune.
 const char *job_class(const job_record_t *job_ptr) {
   if (!job_ptr) return nullptr;
@@ -154,6 +164,13 @@ int init(void) {
   at_set_log_sink(autotune_plugin::slurm_log_sink);
   // Quiet: clients load every select plugin.  A missing target is reported on first use.
   if (load_target() != SLURM_SUCCESS) debug("%s: select/cons_tres not loaded yet", plugin_type);
+  // Only slurmctld selects nodes for jobs: the speed scores are loaded there alone.
+  if (running_in_slurmctld()) {
+    char *path = get_extra_conf_path(const_cast<char *>("autotune.conf"));
+    char err[512];
+    if (at_select_configure(path, 30, err, sizeof err) != AT_OK) error("%s: %s", plugin_type, err);
+    xfree(path);
+  }
   return SLURM_SUCCESS;
 }
 
@@ -166,6 +183,7 @@ int fini(void) {
     g_handle = nullptr;
   }
   g_loaded = false;
+  at_select_shutdown();
   at_set_log_sink(nullptr);
   return rc;
 }
@@ -179,8 +197,36 @@ int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_node
                       uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
                       List preemptee_candidates, List *preemptee_job_list,
                       bitstr_t *exc_core_bitmap) {
-  FORWARD(job_test, EINVAL, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-          preemptee_candidates, preemptee_job_list, exc_core_bitmap);
+  if (!g_loaded && load_target() != SLURM_SUCCESS) return EINVAL;
+  // An autotune job: try without the slow nodes first, when enough nodes remain.
+  if (job_class(job_ptr) && bitmap && (mode & SELECT_MODE_BASE) != SELECT_MODE_TEST_ONLY) {
+    bitstr_t *trimmed = bit_copy(bitmap);
+    std::string removed;
+    node_record_t *node;
+    for (int i = 0; (node = next_node(&i)); i++) {
+      if (!bit_test(trimmed, node->index) || !at_node_is_slow(node->name)) continue;
+      bit_clear(trimmed, node->index);
+      removed += (removed.empty() ? "" : ",") + std::string(node->name);
+    }
+    const uint32_t need = std::max(min_nodes, req_nodes == NO_VAL ? 0u : req_nodes);
+    if (!removed.empty() && static_cast<uint32_t>(bit_set_count(trimmed)) >= need) {
+      const int rc = (*g_ops.job_test)(job_ptr, trimmed, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+                                       preemptee_job_list, exc_core_bitmap);
+      if (rc == SLURM_SUCCESS) {
+        bit_copybits(bitmap, trimmed);
+        if ((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW && g_logged.insert(job_ptr->job_id).second) {
+          info("%s: %pJ class=%s: leaving out slow nodes %s", plugin_type, job_ptr, job_class(job_ptr),
+               removed.c_str());
+          if (g_logged.size() > 10000) g_logged.clear();
+        }
+        FREE_NULL_BITMAP(trimmed);
+        return rc;
+      }
+    }
+    FREE_NULL_BITMAP(trimmed);
+  }
+  return (*g_ops.job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+                           preemptee_job_list, exc_core_bitmap);
 }
 
 int select_p_job_begin(job_record_t *job_ptr) {

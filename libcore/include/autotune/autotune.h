@@ -52,6 +52,83 @@ int at_class_name_check(const char *name, char *err, size_t errlen);
  */
 const char *at_env_get(char *const *env, size_t count, const char *key);
 
+/* ---- job_submit ------------------------------------------------------------------------------ */
+
+/*
+ * Where the plugin reads autotune.conf (beside slurm.conf).  Called from init(); the file is
+ * read again when its modification time changes.  Returns AT_OK, or an error (the plugin then
+ * leaves jobs unchanged until the file is fixed).
+ */
+int at_submit_configure(const char *conf_path, char *err, size_t errlen);
+
+/* One kind of node of the job's partition. */
+typedef struct {
+  const char *name;     /* e.g. "cpus2-mem4000" */
+  int count;            /* nodes of this kind in the partition */
+  int cpus;             /* per node */
+  unsigned long long mem_mb; /* RealMemory per node */
+  int gpus;             /* per node */
+  const char *features; /* comma-separated, may be NULL */
+} at_node_type;
+
+/*
+ * The node kinds of the job's partition.  Called only when a new class is created (rarely), so
+ * the plugin walks its node table only then.  Fill at most `max` entries, return how many.
+ */
+typedef size_t (*at_inventory_fn)(void *ctx, at_node_type *types, size_t max);
+
+typedef struct {
+  unsigned int uid;                /* the submitting user */
+  char *const *spank_env;          /* the job's SPANK environment ("AUTOTUNE_CLASS=..." etc.) */
+  size_t spank_env_count;
+  const char *partition;           /* the job's partition (for the message and the class) */
+  const char *billing_weights;     /* the partition's TRESBillingWeights, may be NULL */
+  at_inventory_fn inventory;       /* see above */
+  void *inventory_ctx;
+} at_submit_request;
+
+#define AT_SUBMIT_MAX_ENV 12
+
+typedef struct {
+  int is_autotune;       /* 0: not an autotune job; leave it alone */
+  int rewrite;           /* 1: replace the job's request with the fields below */
+  unsigned int nodes;    /* min = max nodes */
+  unsigned int ntasks;
+  unsigned int cpus_per_task;
+  unsigned long long mem_per_cpu_mb;
+  unsigned int gpus_per_task;
+  char admin_comment[1024];   /* what was done, for the job's AdminComment */
+  char env[AT_SUBMIT_MAX_ENV][512]; /* "KEY=VALUE" to add to the job's (SPANK) environment */
+  int env_count;
+} at_submit_decision;
+
+/*
+ * Decide what an autotune job runs on: validate its --autotune* options (AT_EINVAL with a message
+ * naming the option, the value and what is allowed: refuse the submission), then take the
+ * class's next precomputed configuration from the store in one short transaction.  Any other
+ * error (store locked or unreadable, autotune.conf broken) is returned so the plugin can log it
+ * and accept the job unchanged.  Bounded work: no model is fitted here, except that a class seen
+ * for the first time gets its initial design (a seeded pick over the enumerated space).
+ * Serialized internally; safe to call from any thread.
+ */
+int at_submit(const at_submit_request *req, at_submit_decision *out, char *err, size_t errlen);
+
+/* Timing of at_submit since the plugin was loaded: "N calls, median X us, p99 Y us, max Z us". */
+void at_submit_stats(char *buf, size_t len);
+
+/* ---- select --------------------------------------------------------------------------------- */
+
+/*
+ * Start keeping the per-node speed scores of the store in memory, refreshed every
+ * `refresh_seconds` by a background thread, so that node selection never touches the store.
+ * Nodes whose score is below SlowNodeThreshold (autotune.conf) count as slow.
+ */
+int at_select_configure(const char *conf_path, int refresh_seconds, char *err, size_t errlen);
+/* Stop the background thread (from fini()). */
+void at_select_shutdown(void);
+/* 1 when the node is known to be slow, else 0.  Reads the in-memory snapshot: no I/O. */
+int at_node_is_slow(const char *node);
+
 #ifdef __cplusplus
 }
 #endif

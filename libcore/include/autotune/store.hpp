@@ -166,10 +166,10 @@ class Store {
                         std::optional<std::int64_t> job_id = std::nullopt,
                         std::optional<std::int64_t> step_id = std::nullopt);
   void mark_running(std::int64_t trial_id, std::int64_t job_id, double when);
-  // Records how a trial ended.  Idempotent: returns false (and changes nothing) when the trial
-  // already has a final status.
+  // Records how a trial ended, with `note` (why it failed) appended to its reason.  Idempotent:
+  // returns false (and changes nothing) when the trial already has a final status.
   bool finish_trial(std::int64_t trial_id, TrialStatus status, const std::optional<Measurement> &m,
-                    double when);
+                    double when, const std::string &note = "");
   // Removes a trial that never ran (its job was cancelled before it started).
   void drop_trial(std::int64_t trial_id);
 
