@@ -10,7 +10,7 @@ namespace ssp {
 ConsistencyPolicy ConsistencyPolicy::from_staleness(int s) {
   if (s < 0)
     throw Error(Errc::invalid_argument,
-                "staleness: '" + std::to_string(s) +
+                "ssp: staleness: '" + std::to_string(s) +
                     "' is out of range; allowed: 0 (BSP), 1 and up (SSP), or unbounded (ASP)");
   if (s == 0) return ConsistencyPolicy(Model::bsp, 0);
   if (s == kAsync) return ConsistencyPolicy(Model::asp, kAsync);
