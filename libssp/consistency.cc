@@ -33,8 +33,9 @@ std::int64_t ConsistencyPolicy::required_min_clock(std::int64_t c) const {
 
 bool ConsistencyPolicy::cache_usable(std::int64_t stamp, std::int64_t fetched_at,
                                      std::int64_t c) const {
-  if (model_ == Model::asp) return fetched_at == c;
-  return stamp >= required_min_clock(c);
+  // A row is read fresh at least once per clock; within the clock the cached copy serves.
+  if (fetched_at != c) return false;
+  return model_ == Model::asp || stamp >= required_min_clock(c);
 }
 
 VectorClock::VectorClock(int workers, std::int64_t start)

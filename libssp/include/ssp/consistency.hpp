@@ -14,7 +14,9 @@
 //
 //   BSP = SSP(0):   at clock c a worker sees everything of clocks < c (a barrier per clock).
 //   SSP(s):         bounded staleness s >= 1.
-//   ASP:            no bound; a worker never waits; cached rows are refreshed once per clock.
+//   ASP:            no bound; a worker never waits.
+//
+// Every policy refreshes a cached row at its first read in each clock (see cache_usable).
 //
 // Example:
 //   auto p = ssp::ConsistencyPolicy::from_staleness(2);   // SSP(2)
@@ -59,7 +61,10 @@ class ConsistencyPolicy {
 
   // Whether a cached row may be read at clock `c`.  `stamp` is the server's minimum clock when the
   // row was sent (it held every update of clocks < stamp); `fetched_at` is the reader's clock when
-  // it fetched the row.  SSP/BSP: stamp >= c - s.  ASP: fetched during clock c.
+  // it fetched the row.  A row is fetched again at its first read in each clock (the server
+  // answers at once when its minimum satisfies the bound, so reads are as fresh as the bound
+  // allows without waiting), then served from the cache for the rest of the clock:
+  // fetched_at == c, and for SSP/BSP also stamp >= c - s.
   bool cache_usable(std::int64_t stamp, std::int64_t fetched_at, std::int64_t c) const;
 
  private:
