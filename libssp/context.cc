@@ -30,6 +30,8 @@ namespace ssp {
 namespace {
 
 constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+// Rows fetched together when a read misses the cache (an aligned block).
+constexpr std::int64_t kFetchBlock = 64;
 
 enum MsgType : std::uint8_t {
   kFlush = 1,       // w->s  i64 clock_after (-1: none), blocks {i32 table, u32 runs, runs} .. i32 -1
@@ -365,21 +367,32 @@ struct Context::Impl {
       invalid("table '" + t.name + "': rows [" + std::to_string(first) + ", " +
               std::to_string(first + count) + ") are outside 0.." + std::to_string(t.rows));
     ensure_cache(t);
-    std::vector<ShardMap::Piece> need;
-    std::int64_t run = -1;
-    auto close = [&](std::int64_t end) {
-      if (run < 0) return;
-      for (const auto &p : t.map.split(run, end - run)) need.push_back(p);
-      run = -1;
-    };
-    for (std::int64_t r = first; r < first + count; ++r) {
+    auto usable = [&](std::int64_t r) {
       const auto i = static_cast<std::size_t>(r);
-      const bool ok = t.stamp[i] != kNone && policy.cache_usable(t.stamp[i], t.fetched_at[i], clock);
-      if (!ok && run < 0) run = r;
-      if (ok) close(r);
+      return t.stamp[i] != kNone && policy.cache_usable(t.stamp[i], t.fetched_at[i], clock);
+    };
+    bool miss = false;
+    for (std::int64_t r = first; r < first + count && !miss; ++r) miss = !usable(r);
+    if (miss) {
+      // Fetch whole aligned blocks of kFetchBlock rows around the request: one round trip then
+      // serves the neighbouring rows too (row-at-a-time readers would pay one per row).
+      const std::int64_t lo = first / kFetchBlock * kFetchBlock;
+      const std::int64_t hi = std::min(t.rows, (first + count + kFetchBlock - 1) / kFetchBlock * kFetchBlock);
+      std::vector<ShardMap::Piece> need;
+      std::int64_t run = -1;
+      auto close = [&](std::int64_t end) {
+        if (run < 0) return;
+        for (const auto &p : t.map.split(run, end - run)) need.push_back(p);
+        run = -1;
+      };
+      for (std::int64_t r = lo; r < hi; ++r) {
+        const bool ok = usable(r);
+        if (!ok && run < 0) run = r;
+        if (ok) close(r);
+      }
+      close(hi);
+      fetch(id, need);
     }
-    close(first + count);
-    if (!need.empty()) fetch(id, need);
     std::memcpy(out, &t.cache[static_cast<std::size_t>(first) * t.rb], static_cast<std::size_t>(count) * t.rb);
     if (!t.dirty_rows.empty())
       for (std::int64_t r = first; r < first + count; ++r)
