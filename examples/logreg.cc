@@ -31,14 +31,14 @@ int main(int argc, char **argv) {
                     "least 2 ranks (the first --servers ranks are\nparameter servers, the others "
                     "workers).  Prints the test accuracy as it trains and at the end.");
   f.add("data", "DIR", "/usr/share/datasets/fashion-mnist", "directory of the IDX .gz files");
-  f.add("epochs", "N", "3", "passes over the training images");
+  f.add("epochs", "N", "5", "passes over the training images");
   f.add("batch", "N", "32", "mini-batch size of an SGD step");
-  f.add("lr", "X", "0.05", "learning rate");
+  f.add("lr", "X", "0.01", "learning rate");
   f.add("staleness", "N|asp", "2", "0 = BSP, N = SSP(N), asp = no bound");
   f.add("servers", "N", "", "parameter-server ranks (default: $AUTOTUNE_PS, else 1)");
   f.add("logical-servers", "N", "16", "model shards spread over the server ranks");
   f.add("executors", "N", "", "logical executors (default: 4 per worker)");
-  f.add("task-ms", "MS", "20", "target duration of a micro-task");
+  f.add("task-ms", "MS", "5", "target duration of a micro-task");
   f.add("tasks-per-clock", "N", "0", "micro-tasks per clock (0: one per worker)");
   f.add("straggler-rank", "R", "-1", "rank to slow down (a worker; -1: none)");
   f.add("straggler-factor", "F", "1", "the straggler's batches take F times as long");

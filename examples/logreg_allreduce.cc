@@ -24,9 +24,9 @@ int main(int argc, char **argv) {
                     "Fashion-MNIST, data-parallel with MPI_Allreduce (the baseline\nof libssp's "
                     "benchmarks).  Every rank trains on its static share of the images.");
   f.add("data", "DIR", "/usr/share/datasets/fashion-mnist", "directory of the IDX .gz files");
-  f.add("epochs", "N", "3", "passes over the training images");
+  f.add("epochs", "N", "5", "passes over the training images");
   f.add("batch", "N", "32", "mini-batch size of an SGD step, per rank");
-  f.add("lr", "X", "0.05", "learning rate");
+  f.add("lr", "X", "0.01", "learning rate");
   f.add("straggler-rank", "R", "-1", "rank to slow down (-1: none)");
   f.add("straggler-factor", "F", "1", "the straggler's batches take F times as long");
   f.add("straggler-delay-ms", "MS", "0", "extra delay after each of the straggler's batches");
