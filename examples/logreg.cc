@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
   f.add("staleness", "N|asp", "2", "0 = BSP, N = SSP(N), asp = no bound");
   f.add("servers", "N", "", "parameter-server ranks (default: $AUTOTUNE_PS, else 1)");
   f.add("logical-servers", "N", "16", "model shards spread over the server ranks");
-  f.add("executors", "N", "", "logical executors (default: 4 per worker)");
+  f.add("executors", "N", "", "logical executors (default: 4 per worker, or the restored job's)");
   f.add("task-ms", "MS", "5", "target duration of a micro-task");
   f.add("tasks-per-clock", "N", "0", "micro-tasks per clock (0: one per worker)");
   f.add("straggler-rank", "R", "-1", "rank to slow down (a worker; -1: none)");
@@ -123,8 +123,10 @@ int main(int argc, char **argv) {
 
     std::unique_ptr<ssp::DirectorySnapshotStore> store;
     if (!ckdir.empty()) store = std::make_unique<ssp::DirectorySnapshotStore>(ckdir);
+    int job_executors = executors ? executors : 4 * ctx.workers();
     if (restore) {
       auto info = ctx.restore(*store);
+      if (info.has_job && !executors) job_executors = info.job_executors;  // keep the job's shape
       if (rank == 0)
         std::printf("logreg: restored %s (clock %lld, taken with %d workers, %d servers)\n",
                     info.id.c_str(), static_cast<long long>(info.clock), info.workers, info.servers);
@@ -147,7 +149,7 @@ int main(int argc, char **argv) {
     std::vector<Snap> snaps;
 
     ssp::Job job;
-    job.executors = executors ? executors : 4 * ctx.workers();
+    job.executors = job_executors;
     job.units = static_cast<std::uint64_t>(train.n);
     job.epochs = epochs;
     job.task_ms = task_ms;

@@ -1339,6 +1339,9 @@ SnapshotInfo Context::restore(const SnapshotStore &store) {
     I.r_executors = j.at("executors").get<int>();
     I.r_units = j.at("units").get<std::uint64_t>();
     I.r_epochs = j.at("epochs").get<int>();
+    info.job_executors = I.r_executors;
+    info.job_units = I.r_units;
+    info.job_epochs = I.r_epochs;
   }
   // Every worker resumes at the snapshot's clock.
   I.clock = info.clock;

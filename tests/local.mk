@@ -15,4 +15,4 @@ noinst_PROGRAMS += tests/mpi/ssp_check
 tests_mpi_ssp_check_SOURCES = tests/mpi/ssp_check.cc
 tests_mpi_ssp_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
 tests_mpi_ssp_check_LDADD = libssp/libssp.la $(MPI_LIBS)
-EXTRA_DIST += tests/mpi/ssp.test
+EXTRA_DIST += tests/mpi/ssp.test tests/mpi/ssp_examples.test

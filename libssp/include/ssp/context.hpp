@@ -59,6 +59,9 @@ struct SnapshotInfo {
   int workers = 0;           // the rank counts it was taken with
   int servers = 0;
   bool has_job = false;      // it holds a suspended job (scheduler and executors)
+  int job_executors = 0;     // that job's shape, which a resumed Job must repeat
+  std::uint64_t job_units = 0;
+  int job_epochs = 0;
 };
 
 class Context {
