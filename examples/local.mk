@@ -19,3 +19,4 @@ examples_logreg_allreduce_LDADD = examples/libexamples.la libssp/libssp.la $(MPI
 examples_mf_SOURCES = examples/mf.cc
 examples_mf_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
 examples_mf_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
+EXTRA_DIST += examples/ssp_hello.cc
