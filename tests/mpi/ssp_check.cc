@@ -254,7 +254,17 @@ int ckpt_mode(bool save, const std::string &dir, std::int64_t stop) {
     auto v = visits.pull_all();
     std::int64_t n = 0;
     for (auto x : v) n += x;
-    const bool ok = !res.finished && res.checkpoints == 1 && n > 0 && n < static_cast<std::int64_t>(kUnits * kEpochs);
+    bool ok = !res.finished && res.checkpoints == 1 && n > 0 && n < static_cast<std::int64_t>(kUnits * kEpochs);
+    // A collective checkpoint of the suspended job, restored in place, gives the same tables.
+    ssp::DirectorySnapshotStore again(dir + "/again");
+    const std::string id = ctx.checkpoint(again);
+    auto info = ctx.restore(again);
+    const bool same = checksum(w.pull_all(), visits.pull_all()) == checksum(m, v);
+    if (g_rank == 0)
+      std::printf("%s collective checkpoint %s of the suspended job restored in place: %s, job kept: %s\n",
+                  same && info.has_job && info.id == id ? "ok" : "FAIL", id.c_str(),
+                  same ? "same model" : "DIFFERENT MODEL", info.has_job ? "yes" : "no");
+    ok = ok && same && info.has_job && info.id == id;
     if (g_rank == 0)
       std::printf("%s checkpoint at clock %lld on %d ranks (%d workers, %d servers): model=%s visits=%lld loss=%.6f\n",
                   ok ? "ok" : "FAIL", static_cast<long long>(stop), ctx.size(), ctx.workers(),
