@@ -100,6 +100,11 @@ int parse_staleness(const std::string &v) {
   }
 }
 
+std::string dataset_dir(const std::string &arg) {
+  if (arg.find('/') != std::string::npos || arg == "." || arg == "..") return arg;
+  return "/usr/share/datasets/" + arg;
+}
+
 namespace {
 
 struct Gz {

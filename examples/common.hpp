@@ -44,6 +44,10 @@ class Flags {
 // Staleness flag: a number >= 0, or "asp".  Returns ssp::kAsync for asp; -1 when malformed.
 int parse_staleness(const std::string &v);
 
+// A data set argument: a path (contains '/') as is, else /usr/share/datasets/NAME (where Debian's
+// dataset-* packages install).
+std::string dataset_dir(const std::string &arg);
+
 struct Images {
   int n = 0;
   int dim = 0;                  // 784 for (Fashion-)MNIST

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <cstring>
@@ -30,10 +31,11 @@ int main(int argc, char **argv) {
                     "libssp parameter server.\nRun it under mpirun or srun --mpi=pmix with at "
                     "least 2 ranks (the first --servers ranks are\nparameter servers, the others "
                     "workers).  Prints the test accuracy as it trains and at the end.");
-  f.add("data", "DIR", "/usr/share/datasets/fashion-mnist", "directory of the IDX .gz files");
+  f.add("data", "DIR|NAME", "fashion-mnist", "directory of the IDX .gz files, or a data set name under /usr/share/datasets");
   f.add("epochs", "N", "5", "passes over the training images");
   f.add("batch", "N", "32", "mini-batch size of an SGD step");
   f.add("lr", "X", "0.01", "learning rate");
+  f.add("lr-decay", "X", "1", "the learning rate is multiplied by X after each epoch");
   f.add("staleness", "N|asp", "2", "0 = BSP, N = SSP(N), asp = no bound");
   f.add("servers", "N", "", "parameter-server ranks (default: $AUTOTUNE_PS, else 1)");
   f.add("logical-servers", "N", "16", "model shards spread over the server ranks");
@@ -54,6 +56,7 @@ int main(int argc, char **argv) {
   const int epochs = static_cast<int>(f.integer("epochs", 1, 10000));
   const int batch = static_cast<int>(f.integer("batch", 1, 60000));
   const double lr = f.real("lr", 1e-6, 100);
+  const double lr_decay = f.real("lr-decay", 0.01, 1);
   const int staleness = examples::parse_staleness(f.str("staleness"));
   if (staleness < 0)
     f.fail("--staleness: '" + f.str("staleness") + "' is not allowed; allowed: a whole number from 0 to 1000000, or asp");
@@ -89,8 +92,8 @@ int main(int argc, char **argv) {
   examples::Images train, test;
   std::string err;
   try {
-    train = examples::load_idx(f.str("data"), "train");
-    test = examples::load_idx(f.str("data"), "t10k");
+    train = examples::load_idx(examples::dataset_dir(f.str("data")), "train");
+    test = examples::load_idx(examples::dataset_dir(f.str("data")), "t10k");
     if (train.dim != test.dim) throw std::runtime_error("train and test images differ in size");
   } catch (const std::exception &e) {
     err = e.what();
@@ -175,7 +178,7 @@ int main(int argc, char **argv) {
         w.get_rows(0, rows, model.data());
         std::fill(grad.begin(), grad.end(), 0.0f);
         examples::lr_gradient(train, &perm[u], n, model.data(), grad.data());
-        const float scale = static_cast<float>(-lr / n);
+        const float scale = static_cast<float>(-lr * std::pow(lr_decay, t.epoch) / n);
         for (auto &g : grad) g *= scale;
         w.inc_rows(0, rows, grad.data());
         slow.after_batch(now_s() - a);

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -23,10 +24,11 @@ int main(int argc, char **argv) {
                     "logreg_allreduce [options]\n\nMultinomial logistic regression on "
                     "Fashion-MNIST, data-parallel with MPI_Allreduce (the baseline\nof libssp's "
                     "benchmarks).  Every rank trains on its static share of the images.");
-  f.add("data", "DIR", "/usr/share/datasets/fashion-mnist", "directory of the IDX .gz files");
+  f.add("data", "DIR|NAME", "fashion-mnist", "directory of the IDX .gz files, or a data set name under /usr/share/datasets");
   f.add("epochs", "N", "5", "passes over the training images");
   f.add("batch", "N", "32", "mini-batch size of an SGD step, per rank");
   f.add("lr", "X", "0.01", "learning rate");
+  f.add("lr-decay", "X", "1", "the learning rate is multiplied by X after each epoch");
   f.add("straggler-rank", "R", "-1", "rank to slow down (-1: none)");
   f.add("straggler-factor", "F", "1", "the straggler's batches take F times as long");
   f.add("straggler-delay-ms", "MS", "0", "extra delay after each of the straggler's batches");
@@ -38,6 +40,7 @@ int main(int argc, char **argv) {
   const int epochs = static_cast<int>(f.integer("epochs", 1, 10000));
   const int batch = static_cast<int>(f.integer("batch", 1, 60000));
   const double lr = f.real("lr", 1e-6, 100);
+  const double lr_decay = f.real("lr-decay", 0.01, 1);
   const int straggler = static_cast<int>(f.integer("straggler-rank", -1, 1 << 20));
   const double sfactor = f.real("straggler-factor", 1, 1000);
   const double sdelay = f.real("straggler-delay-ms", 0, 1e6) / 1000.0;
@@ -60,8 +63,8 @@ int main(int argc, char **argv) {
   examples::Images train, test;
   std::string err;
   try {
-    train = examples::load_idx(f.str("data"), "train");
-    test = examples::load_idx(f.str("data"), "t10k");
+    train = examples::load_idx(examples::dataset_dir(f.str("data")), "train");
+    test = examples::load_idx(examples::dataset_dir(f.str("data")), "t10k");
   } catch (const std::exception &e) {
     err = e.what();
   }
@@ -102,7 +105,7 @@ int main(int argc, char **argv) {
       const double a = now_s();
       std::fill(grad.begin(), grad.end(), 0.0f);
       examples::lr_gradient(train, &perm[lo + b], n, model.data(), grad.data());
-      const float scale = static_cast<float>(-lr / n);
+      const float scale = static_cast<float>(-lr * std::pow(lr_decay, e) / n);
       for (auto &g : grad) g *= scale;
       slow.after_batch(now_s() - a);
       MPI_Allreduce(grad.data(), sum.data(), static_cast<int>(msize), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
