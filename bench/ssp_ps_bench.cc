@@ -114,6 +114,7 @@ int main(int argc, char **argv) {
   fl.add("iters", "N", "3000", "blocks per worker");
   fl.add("clock-every", "N", "10", "blocks between clock() calls");
   fl.add("staleness", "N|asp", "2", "0 = BSP, N = SSP(N), asp");
+  fl.add("idle-sleep-us", "US", "100", "libssp's longest sleep while waiting for a message (0: spin)");
   fl.parse(argc, argv);
   const int S = static_cast<int>(fl.integer("servers", 1, 1024));
   const long rows = fl.integer("rows", 1024, 1L << 30);
@@ -123,6 +124,7 @@ int main(int argc, char **argv) {
   const int clock_every = static_cast<int>(fl.integer("clock-every", 1, 1 << 30));
   const int staleness = examples::parse_staleness(fl.str("staleness"));
   if (staleness < 0) fl.fail("--staleness: '" + fl.str("staleness") + "' is not allowed; allowed: 0.., or asp");
+  const int idle_us = static_cast<int>(fl.integer("idle-sleep-us", 0, 100000));
   if (block >= rows) fl.fail("--block: must be smaller than --rows");
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
@@ -141,6 +143,7 @@ int main(int argc, char **argv) {
     o.servers = S;
     o.staleness = staleness;
     o.profile = false;
+    o.idle_sleep_us = idle_us;
     ssp::Context ctx(MPI_COMM_WORLD, o);
     auto t = ctx.table<float>("t", rows, cols);
     s = with_ssp(ctx, t, block, iters, clock_every);

@@ -374,10 +374,13 @@ struct Context::Impl {
     bool miss = false;
     for (std::int64_t r = first; r < first + count && !miss; ++r) miss = !usable(r);
     if (miss) {
-      // Fetch whole aligned blocks of kFetchBlock rows around the request: one round trip then
-      // serves the neighbouring rows too (row-at-a-time readers would pay one per row).
-      const std::int64_t lo = first / kFetchBlock * kFetchBlock;
-      const std::int64_t hi = std::min(t.rows, (first + count + kFetchBlock - 1) / kFetchBlock * kFetchBlock);
+      // A short read fetches the aligned block(s) of kFetchBlock rows around it: one round trip
+      // then serves the neighbouring rows too (row-at-a-time readers would pay one per row).
+      std::int64_t lo = first, hi = first + count;
+      if (count < kFetchBlock) {
+        lo = first / kFetchBlock * kFetchBlock;
+        hi = std::min(t.rows, (first + count + kFetchBlock - 1) / kFetchBlock * kFetchBlock);
+      }
       std::vector<ShardMap::Piece> need;
       std::int64_t run = -1;
       auto close = [&](std::int64_t end) {

@@ -8,8 +8,8 @@
 // Workers:
 //   get(row) / get_rows(first, n, out)   read through the worker's cache: a cached row is used
 //       while the policy allows (ConsistencyPolicy::cache_usable), else it is fetched from its
-//       server, which answers once its minimum clock is high enough (a miss fetches the aligned
-//       block of 64 rows around it in one round trip).  The worker's own increments not yet sent
+//       server, which answers once its minimum clock is high enough (a miss in a read of fewer
+//       than 64 rows fetches the aligned 64-row block around it in one round trip).  The worker's own increments not yet sent
 //       are added in (read-my-writes).
 //   inc(row, col, d) / inc_row / inc_rows  add to a local buffer; sent batched per server at
 //       clock(), at barriers, or early once Options::flush_bytes is exceeded.
