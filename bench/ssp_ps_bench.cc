@@ -51,22 +51,26 @@ Figures baseline(int S, long rows, int cols, int block, int iters) {
         continue;
       }
       const long lo = req[0] - rank * per;
-      MPI_Send(&mine[static_cast<std::size_t>(lo) * cols], static_cast<int>(req[1] * cols), MPI_FLOAT,
-               st.MPI_SOURCE, 2, MPI_COMM_WORLD);
-      MPI_Recv(buf.data(), static_cast<int>(req[1] * cols), MPI_FLOAT, st.MPI_SOURCE, 3, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
-      for (long i = 0; i < req[1] * cols; ++i) mine[static_cast<std::size_t>(lo * cols + i)] += buf[static_cast<std::size_t>(i)];
+      MPI_Send(&mine[static_cast<std::size_t>(lo) * cols], static_cast<int>(req[1] * cols),
+               MPI_FLOAT, st.MPI_SOURCE, 2, MPI_COMM_WORLD);
+      MPI_Recv(buf.data(), static_cast<int>(req[1] * cols), MPI_FLOAT, st.MPI_SOURCE, 3,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (long i = 0; i < req[1] * cols; ++i)
+        mine[static_cast<std::size_t>(lo * cols + i)] += buf[static_cast<std::size_t>(i)];
     }
   } else {
     std::mt19937_64 rng(static_cast<unsigned>(rank));
-    std::vector<float> buf(static_cast<std::size_t>(block) * cols), d(static_cast<std::size_t>(block) * cols, 0.5f);
+    std::vector<float> buf(static_cast<std::size_t>(block) * cols),
+        d(static_cast<std::size_t>(block) * cols, 0.5f);
     for (int it = 0; it < iters; ++it) {
       const int s = static_cast<int>(rng() % static_cast<unsigned>(S));
       const long lo = s * per, hi = std::min(rows, lo + per);
-      const long start = lo + static_cast<long>(rng() % static_cast<unsigned long>(std::max(1L, hi - lo - block)));
+      const long start =
+          lo + static_cast<long>(rng() % static_cast<unsigned long>(std::max(1L, hi - lo - block)));
       long req[2] = {start, std::min<long>(block, hi - start)};
       MPI_Send(req, 2, MPI_LONG, s, 1, MPI_COMM_WORLD);
-      MPI_Recv(buf.data(), static_cast<int>(req[1] * cols), MPI_FLOAT, s, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(buf.data(), static_cast<int>(req[1] * cols), MPI_FLOAT, s, 2, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
       MPI_Send(d.data(), static_cast<int>(req[1] * cols), MPI_FLOAT, s, 3, MPI_COMM_WORLD);
       f.rows_read += static_cast<double>(req[1]);
       f.rows_inc += static_cast<double>(req[1]);
@@ -106,7 +110,9 @@ Figures with_ssp(ssp::Context &ctx, ssp::Table<float> &t, int block, int iters, 
 }  // namespace
 
 int main(int argc, char **argv) {
-  examples::Flags fl("ssp_ps_bench", "ssp_ps_bench [options]\n\nGet/inc throughput per server rank: libssp against a plain MPI request/response server.");
+  examples::Flags fl("ssp_ps_bench",
+                     "ssp_ps_bench [options]\n\nGet/inc throughput per server rank: libssp against "
+                     "a plain MPI request/response server.");
   fl.add("servers", "N", "1", "parameter-server ranks");
   fl.add("rows", "N", "100000", "table rows");
   fl.add("cols", "N", "16", "table columns (floats)");
@@ -114,7 +120,8 @@ int main(int argc, char **argv) {
   fl.add("iters", "N", "3000", "blocks per worker");
   fl.add("clock-every", "N", "10", "blocks between clock() calls");
   fl.add("staleness", "N|asp", "2", "0 = BSP, N = SSP(N), asp");
-  fl.add("idle-sleep-us", "US", "100", "libssp's longest sleep while waiting for a message (0: spin)");
+  fl.add("idle-sleep-us", "US", "100",
+         "libssp's longest sleep while waiting for a message (0: spin)");
   fl.parse(argc, argv);
   const int S = static_cast<int>(fl.integer("servers", 1, 1024));
   const long rows = fl.integer("rows", 1024, 1L << 30);
@@ -123,7 +130,8 @@ int main(int argc, char **argv) {
   const int iters = static_cast<int>(fl.integer("iters", 1, 1 << 30));
   const int clock_every = static_cast<int>(fl.integer("clock-every", 1, 1 << 30));
   const int staleness = examples::parse_staleness(fl.str("staleness"));
-  if (staleness < 0) fl.fail("--staleness: '" + fl.str("staleness") + "' is not allowed; allowed: 0.., or asp");
+  if (staleness < 0)
+    fl.fail("--staleness: '" + fl.str("staleness") + "' is not allowed; allowed: 0.., or asp");
   const int idle_us = static_cast<int>(fl.integer("idle-sleep-us", 0, 100000));
   if (block >= rows) fl.fail("--block: must be smaller than --rows");
   MPI_Init(&argc, &argv);
@@ -131,7 +139,9 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (S >= size) {
-    if (rank == 0) std::fprintf(stderr, "ssp_ps_bench: --servers: '%d' is out of range; allowed: 1 to %d\n", S, size - 1);
+    if (rank == 0)
+      std::fprintf(stderr, "ssp_ps_bench: --servers: '%d' is out of range; allowed: 1 to %d\n", S,
+                   size - 1);
     MPI_Finalize();
     return 2;
   }
@@ -155,10 +165,16 @@ int main(int argc, char **argv) {
     const double bget = agg[0][1] / bs / S, sget = agg[1][1] / ss / S;
     const double binc = agg[0][2] / bs / S, sinc = agg[1][2] / ss / S;
     const double mb = 4.0 * cols / 1e6;
-    std::printf("ssp_ps_bench: %d ranks (%d workers, %d servers), %ld x %d floats, blocks of %d rows, clock every %d blocks\n",
-                size, size - S, S, rows, cols, block, clock_every);
-    std::printf("  plain MPI  : get %10.0f rows/s per server (%7.1f MB/s), inc %10.0f rows/s per server\n", bget, bget * mb, binc);
-    std::printf("  libssp     : get %10.0f rows/s per server (%7.1f MB/s), inc %10.0f rows/s per server\n", sget, sget * mb, sinc);
+    std::printf(
+        "ssp_ps_bench: %d ranks (%d workers, %d servers), %ld x %d floats, blocks of %d rows, "
+        "clock every %d blocks\n",
+        size, size - S, S, rows, cols, block, clock_every);
+    std::printf(
+        "  plain MPI  : get %10.0f rows/s per server (%7.1f MB/s), inc %10.0f rows/s per server\n",
+        bget, bget * mb, binc);
+    std::printf(
+        "  libssp     : get %10.0f rows/s per server (%7.1f MB/s), inc %10.0f rows/s per server\n",
+        sget, sget * mb, sinc);
     std::printf("  ratio libssp/plain MPI: get %.2f, inc %.2f\n", sget / bget, sinc / binc);
   }
   MPI_Finalize();

@@ -115,7 +115,8 @@ struct Gz {
 };
 
 std::uint32_t be32(const unsigned char *p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         p[3];
 }
 
 void read_all(Gz &g, const std::string &path, void *out, std::size_t n) {

@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
                     "libssp parameter server.\nRun it under mpirun or srun --mpi=pmix with at "
                     "least 2 ranks (the first --servers ranks are\nparameter servers, the others "
                     "workers).  Prints the test accuracy as it trains and at the end.");
-  f.add("data", "DIR|NAME", "fashion-mnist", "directory of the IDX .gz files, or a data set name under /usr/share/datasets");
+  f.add("data", "DIR|NAME", "fashion-mnist",
+        "directory of the IDX .gz files, or a data set name under /usr/share/datasets");
   f.add("epochs", "N", "5", "passes over the training images");
   f.add("batch", "N", "32", "mini-batch size of an SGD step");
   f.add("lr", "X", "0.01", "learning rate");
@@ -45,11 +46,14 @@ int main(int argc, char **argv) {
   f.add("straggler-rank", "R", "-1", "rank to slow down (a worker; -1: none)");
   f.add("straggler-factor", "F", "1", "the straggler's batches take F times as long");
   f.add("straggler-delay-ms", "MS", "0", "extra delay after each of the straggler's batches");
-  f.add("eval-interval", "S", "0.5", "seconds of training between model snapshots evaluated after training (0: none)");
+  f.add("eval-interval", "S", "0.5",
+        "seconds of training between model snapshots evaluated after training (0: none)");
   f.add("eval-samples", "N", "10000", "test images used to evaluate the snapshots");
-  f.add("target-acc", "A", "0.8", "report the training time at which this test accuracy is reached");
+  f.add("target-acc", "A", "0.8",
+        "report the training time at which this test accuracy is reached");
   f.add("seed", "N", "1", "seed of the shuffle of the training images");
-  f.add("checkpoint-dir", "DIR", "", "write consistent checkpoints here (a directory every rank sees)");
+  f.add("checkpoint-dir", "DIR", "",
+        "write consistent checkpoints here (a directory every rank sees)");
   f.add("checkpoint-every", "N", "0", "clocks between checkpoints (0: none)");
   f.add("restore", "", "", "resume from the newest checkpoint in --checkpoint-dir");
   f.parse(argc, argv);
@@ -59,10 +63,12 @@ int main(int argc, char **argv) {
   const double lr_decay = f.real("lr-decay", 0.01, 1);
   const int staleness = examples::parse_staleness(f.str("staleness"));
   if (staleness < 0)
-    f.fail("--staleness: '" + f.str("staleness") + "' is not allowed; allowed: a whole number from 0 to 1000000, or asp");
+    f.fail("--staleness: '" + f.str("staleness") +
+           "' is not allowed; allowed: a whole number from 0 to 1000000, or asp");
   const int servers = f.given("servers") ? static_cast<int>(f.integer("servers", 1, 1 << 20)) : -1;
   const int logical = static_cast<int>(f.integer("logical-servers", 1, 65536));
-  const int executors = f.given("executors") ? static_cast<int>(f.integer("executors", 1, 1000000)) : 0;
+  const int executors =
+      f.given("executors") ? static_cast<int>(f.integer("executors", 1, 1000000)) : 0;
   const double task_ms = f.real("task-ms", 1, 900);
   const int tpc = static_cast<int>(f.integer("tasks-per-clock", 0, 1000000));
   const int straggler = static_cast<int>(f.integer("straggler-rank", -1, 1 << 20));
@@ -100,7 +106,8 @@ int main(int argc, char **argv) {
   }
   int bad = err.empty() ? 0 : 1, anybad = 0;
   MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (anybad) die("--data: " + (err.empty() ? std::string("another rank could not read the data") : err), 2);
+  if (anybad)
+    die("--data: " + (err.empty() ? std::string("another rank could not read the data") : err), 2);
   if (rank == 0) autotune::set_stderr_log_sink("logreg", autotune::LogLevel::info);
 
   int rc = 0;
@@ -120,7 +127,8 @@ int main(int argc, char **argv) {
     const std::size_t msize = static_cast<std::size_t>(rows) * examples::kClasses;
 
     std::vector<std::uint32_t> perm(static_cast<std::size_t>(train.n));
-    for (int i = 0; i < train.n; ++i) perm[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i);
+    for (int i = 0; i < train.n; ++i)
+      perm[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i);
     std::mt19937_64 rng(seed);
     std::shuffle(perm.begin(), perm.end(), rng);
 
@@ -132,13 +140,15 @@ int main(int argc, char **argv) {
       if (info.has_job && !executors) job_executors = info.job_executors;  // keep the job's shape
       if (rank == 0)
         std::printf("logreg: restored %s (clock %lld, taken with %d workers, %d servers)\n",
-                    info.id.c_str(), static_cast<long long>(info.clock), info.workers, info.servers);
+                    info.id.c_str(), static_cast<long long>(info.clock), info.workers,
+                    info.servers);
     }
     if (rank == 0)
-      std::printf("logreg: %d ranks (%d workers, %d servers), %s, %d epochs, batch %d, lr %g, "
-                  "%d train / %d test images\n",
-                  size, ctx.workers(), ctx.servers(), ctx.policy().name().c_str(), epochs, batch, lr,
-                  train.n, test.n);
+      std::printf(
+          "logreg: %d ranks (%d workers, %d servers), %s, %d epochs, batch %d, lr %g, "
+          "%d train / %d test images\n",
+          size, ctx.workers(), ctx.servers(), ctx.policy().name().c_str(), epochs, batch, lr,
+          train.n, test.n);
     std::fflush(stdout);
 
     examples::Straggler slow(rank == straggler, sfactor, sdelay);
@@ -148,7 +158,11 @@ int main(int argc, char **argv) {
     double t_start = 0, copy_s = 0, next_eval = eval_every, reached = -1;
     const bool evaluator = ctx.worker_index() == 0;
     auto train_time = [&] { return now_s() - t_start - copy_s; };
-    struct Snap { double t; std::int64_t clock; std::vector<float> w; };
+    struct Snap {
+      double t;
+      std::int64_t clock;
+      std::vector<float> w;
+    };
     std::vector<Snap> snaps;
 
     ssp::Job job;
@@ -173,7 +187,8 @@ int main(int argc, char **argv) {
     t_start = now_s();
     auto res = ctx.run(job, [&](ssp::Task &t) {
       for (std::uint64_t u = t.begin; u < t.end; u += static_cast<std::uint64_t>(batch)) {
-        const int n = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(batch), t.end - u));
+        const int n =
+            static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(batch), t.end - u));
         const double a = now_s();
         w.get_rows(0, rows, model.data());
         std::fill(grad.begin(), grad.end(), 0.0f);
@@ -203,14 +218,15 @@ int main(int argc, char **argv) {
         units += res.units_per_worker[i];
         tasks += (i ? "," : "") + std::to_string(res.tasks_per_worker[i]);
       }
-      std::printf("final: consistency=%s ranks=%d workers=%d servers=%d epochs=%d finished=%d "
-                  "test_acc=%.4f train_s=%.3f samples=%llu samples_per_s=%.0f target_acc=%.3f "
-                  "time_to_target_s=%.3f tasks_per_worker=%s straggler_rank=%d checkpoints=%llu\n",
-                  ctx.policy().name().c_str(), size, ctx.workers(), ctx.servers(), epochs,
-                  res.finished ? 1 : 0, acc, agg[0], static_cast<unsigned long long>(units),
-                  agg[0] > 0 ? static_cast<double>(units) / agg[0] : 0.0, target,
-                  agg[1] >= 0 ? agg[1] : -1.0, tasks.c_str(), straggler,
-                  static_cast<unsigned long long>(res.checkpoints));
+      std::printf(
+          "final: consistency=%s ranks=%d workers=%d servers=%d epochs=%d finished=%d "
+          "test_acc=%.4f train_s=%.3f samples=%llu samples_per_s=%.0f target_acc=%.3f "
+          "time_to_target_s=%.3f tasks_per_worker=%s straggler_rank=%d checkpoints=%llu\n",
+          ctx.policy().name().c_str(), size, ctx.workers(), ctx.servers(), epochs,
+          res.finished ? 1 : 0, acc, agg[0], static_cast<unsigned long long>(units),
+          agg[0] > 0 ? static_cast<double>(units) / agg[0] : 0.0, target,
+          agg[1] >= 0 ? agg[1] : -1.0, tasks.c_str(), straggler,
+          static_cast<unsigned long long>(res.checkpoints));
       std::fflush(stdout);
     }
     ctx.finish();

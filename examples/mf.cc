@@ -42,13 +42,16 @@ struct Ratings {
   std::vector<float> tvalue;
 };
 
-Ratings generate(int users, int items, int true_rank, int per_user, double noise, std::uint64_t seed) {
+Ratings generate(int users, int items, int true_rank, int per_user, double noise,
+                 std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<float> f(0.0f, static_cast<float>(1.0 / std::sqrt(std::sqrt(static_cast<double>(true_rank)))));
+  std::normal_distribution<float> f(
+      0.0f, static_cast<float>(1.0 / std::sqrt(std::sqrt(static_cast<double>(true_rank)))));
   std::normal_distribution<float> eps(0.0f, static_cast<float>(noise));
   std::uniform_int_distribution<int> pick(0, items - 1);
   std::uniform_real_distribution<double> coin(0, 1);
-  std::vector<float> U(static_cast<std::size_t>(users) * true_rank), V(static_cast<std::size_t>(items) * true_rank);
+  std::vector<float> U(static_cast<std::size_t>(users) * true_rank),
+      V(static_cast<std::size_t>(items) * true_rank);
   for (auto &x : U) x = f(rng);
   for (auto &x : V) x = f(rng);
   Ratings d;
@@ -61,7 +64,8 @@ Ratings generate(int users, int items, int true_rank, int per_user, double noise
       const int i = pick(rng);
       float r = eps(rng);
       for (int k = 0; k < true_rank; ++k)
-        r += U[static_cast<std::size_t>(u) * true_rank + k] * V[static_cast<std::size_t>(i) * true_rank + k];
+        r += U[static_cast<std::size_t>(u) * true_rank + k] *
+             V[static_cast<std::size_t>(i) * true_rank + k];
       if (coin(rng) < 0.1) {
         d.titem.push_back(static_cast<std::uint32_t>(i));
         d.tvalue.push_back(r);
@@ -79,10 +83,11 @@ Ratings generate(int users, int items, int true_rank, int per_user, double noise
 }  // namespace
 
 int main(int argc, char **argv) {
-  examples::Flags f("mf",
-                    "mf [options]\n\nMatrix factorization by SGD on a libssp parameter server, on a "
-                    "generated low-rank rating\nmatrix with noise.  Run it under mpirun or srun "
-                    "--mpi=pmix with at least 2 ranks.");
+  examples::Flags f(
+      "mf",
+      "mf [options]\n\nMatrix factorization by SGD on a libssp parameter server, on a "
+      "generated low-rank rating\nmatrix with noise.  Run it under mpirun or srun "
+      "--mpi=pmix with at least 2 ranks.");
   f.add("users", "N", "4000", "users (rows of the rating matrix)");
   f.add("items", "N", "1000", "items (columns)");
   f.add("true-rank", "N", "8", "rank of the generated matrix");
@@ -114,10 +119,12 @@ int main(int argc, char **argv) {
   const float lambda = static_cast<float>(f.real("lambda", 0, 10));
   const int staleness = examples::parse_staleness(f.str("staleness"));
   if (staleness < 0)
-    f.fail("--staleness: '" + f.str("staleness") + "' is not allowed; allowed: a whole number from 0 to 1000000, or asp");
+    f.fail("--staleness: '" + f.str("staleness") +
+           "' is not allowed; allowed: a whole number from 0 to 1000000, or asp");
   const int servers = f.given("servers") ? static_cast<int>(f.integer("servers", 1, 1 << 20)) : -1;
   const int logical = static_cast<int>(f.integer("logical-servers", 1, 65536));
-  const int executors = f.given("executors") ? static_cast<int>(f.integer("executors", 1, 1000000)) : 0;
+  const int executors =
+      f.given("executors") ? static_cast<int>(f.integer("executors", 1, 1000000)) : 0;
   const double task_ms = f.real("task-ms", 1, 900);
   const int tpc = static_cast<int>(f.integer("tasks-per-clock", 0, 1000000));
   const int straggler = static_cast<int>(f.integer("straggler-rank", -1, 1 << 20));
@@ -150,10 +157,11 @@ int main(int argc, char **argv) {
     auto V = ctx.table<float>("items", items, rank_k);
     auto stats = ctx.table<double>("stats", epochs, 2);  // per epoch: squared error, count
     if (rank == 0)
-      std::printf("mf: %d ranks (%d workers, %d servers), %s; %d users x %d items, %zu train / %zu test "
-                  "ratings (generated: true rank %d, noise %g); rank %d, %d epochs\n",
-                  size, ctx.workers(), ctx.servers(), ctx.policy().name().c_str(), users, items,
-                  d.item.size(), d.titem.size(), true_rank, noise, rank_k, epochs);
+      std::printf(
+          "mf: %d ranks (%d workers, %d servers), %s; %d users x %d items, %zu train / %zu test "
+          "ratings (generated: true rank %d, noise %g); rank %d, %d epochs\n",
+          size, ctx.workers(), ctx.servers(), ctx.policy().name().c_str(), users, items,
+          d.item.size(), d.titem.size(), true_rank, noise, rank_k, epochs);
     std::fflush(stdout);
     examples::Straggler slow(rank == straggler, sfactor, sdelay);
     ssp::Job job;
@@ -210,18 +218,21 @@ int main(int argc, char **argv) {
       for (int e = 0; e < epochs; ++e)
         std::printf("epoch %d test_rmse=%.4f\n", e + 1,
                     s[static_cast<std::size_t>(2 * e + 1)] > 0
-                        ? std::sqrt(s[static_cast<std::size_t>(2 * e)] / s[static_cast<std::size_t>(2 * e + 1)])
+                        ? std::sqrt(s[static_cast<std::size_t>(2 * e)] /
+                                    s[static_cast<std::size_t>(2 * e + 1)])
                         : 0.0);
       std::string tasks;
       for (std::size_t i = 0; i < res.tasks_per_worker.size(); ++i)
         tasks += (i ? "," : "") + std::to_string(res.tasks_per_worker[i]);
       const double last = s[static_cast<std::size_t>(2 * epochs - 1)] > 0
-                              ? std::sqrt(s[static_cast<std::size_t>(2 * epochs - 2)] / s[static_cast<std::size_t>(2 * epochs - 1)])
+                              ? std::sqrt(s[static_cast<std::size_t>(2 * epochs - 2)] /
+                                          s[static_cast<std::size_t>(2 * epochs - 1)])
                               : 0.0;
-      std::printf("final: consistency=%s ranks=%d workers=%d servers=%d epochs=%d test_rmse=%.4f "
-                  "noise=%g train_s=%.3f ratings_per_s=%.0f tasks_per_worker=%s\n",
-                  ctx.policy().name().c_str(), size, ctx.workers(), ctx.servers(), epochs, last, noise,
-                  secs, static_cast<double>(d.item.size()) * epochs / secs, tasks.c_str());
+      std::printf(
+          "final: consistency=%s ranks=%d workers=%d servers=%d epochs=%d test_rmse=%.4f "
+          "noise=%g train_s=%.3f ratings_per_s=%.0f tasks_per_worker=%s\n",
+          ctx.policy().name().c_str(), size, ctx.workers(), ctx.servers(), epochs, last, noise,
+          secs, static_cast<double>(d.item.size()) * epochs / secs, tasks.c_str());
       std::fflush(stdout);
     }
     ctx.finish();

@@ -92,7 +92,12 @@ class Reader {
 
 std::uint32_t crc32(const void *data, std::size_t n, std::uint32_t crc = 0);
 
-enum class PartKind : std::uint8_t { scheduler = 1, executor_queue = 2, executor_state = 3, shard = 4 };
+enum class PartKind : std::uint8_t {
+  scheduler = 1,
+  executor_queue = 2,
+  executor_state = 3,
+  shard = 4
+};
 
 // Frames `payload` as a snapshot part of `kind`.
 std::string frame_part(PartKind kind, std::string_view payload);

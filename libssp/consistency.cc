@@ -19,9 +19,12 @@ ConsistencyPolicy ConsistencyPolicy::from_staleness(int s) {
 
 std::string ConsistencyPolicy::name() const {
   switch (model_) {
-    case Model::bsp: return "BSP";
-    case Model::asp: return "ASP";
-    case Model::ssp: break;
+    case Model::bsp:
+      return "BSP";
+    case Model::asp:
+      return "ASP";
+    case Model::ssp:
+      break;
   }
   return "SSP(" + std::to_string(staleness_) + ")";
 }

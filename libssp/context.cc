@@ -34,31 +34,33 @@ constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kFetchBlock = 64;
 
 enum MsgType : std::uint8_t {
-  kFlush = 1,       // w->s  i64 clock_after (-1: none), blocks {i32 table, u32 runs, runs} .. i32 -1
-  kGet = 2,         // w->s  i64 need, i32 table, u32 runs, {i64 first, i64 count}
-  kGetReply = 3,    // s->w  i64 min, i32 table, u32 runs, {i64 first, i64 count, data}
-  kWait = 4,        // w->s  i64 need
-  kWaitReply = 5,   // s->w  i64 min
-  kBarrier = 6,     // w->s  u8 kind, i64 seq
-  kBarrierAck = 7,  // s->w  i64 min, u8 kind, i64 seq
-  kTaskReq = 8,     // w->0  i64 clock, u8 has_done, [i64 task, f64 seconds, str state]
-  kTaskReply = 9,   // 0->w  i64 min, u8 decision, [grant | i64 checkpoint clock]
-  kShardsDone = 10, // s->0  i64 seq
-  kProfileStop = 11 // 0->*  (control tag)
+  kFlush = 1,      // w->s  i64 clock_after (-1: none), blocks {i32 table, u32 runs, runs} .. i32 -1
+  kGet = 2,        // w->s  i64 need, i32 table, u32 runs, {i64 first, i64 count}
+  kGetReply = 3,   // s->w  i64 min, i32 table, u32 runs, {i64 first, i64 count, data}
+  kWait = 4,       // w->s  i64 need
+  kWaitReply = 5,  // s->w  i64 min
+  kBarrier = 6,    // w->s  u8 kind, i64 seq
+  kBarrierAck = 7,   // s->w  i64 min, u8 kind, i64 seq
+  kTaskReq = 8,      // w->0  i64 clock, u8 has_done, [i64 task, f64 seconds, str state]
+  kTaskReply = 9,    // 0->w  i64 min, u8 decision, [grant | i64 checkpoint clock]
+  kShardsDone = 10,  // s->0  i64 seq
+  kProfileStop = 11  // 0->*  (control tag)
 };
 
 enum BarrierKind : std::uint8_t { kPlain = 0, kCkptRun = 1, kCkptEnd = 2 };
 enum WireDecision : std::uint8_t { kGrant = 1, kClock = 2, kCheckpoint = 3, kDone = 4, kStop = 5 };
 
-std::size_t elem_size(ElemKind k) {
-  return (k == ElemKind::f32 || k == ElemKind::i32) ? 4 : 8;
-}
+std::size_t elem_size(ElemKind k) { return (k == ElemKind::f32 || k == ElemKind::i32) ? 4 : 8; }
 const char *kind_name(ElemKind k) {
   switch (k) {
-    case ElemKind::f32: return "float";
-    case ElemKind::f64: return "double";
-    case ElemKind::i32: return "int32";
-    case ElemKind::i64: return "int64";
+    case ElemKind::f32:
+      return "float";
+    case ElemKind::f64:
+      return "double";
+    case ElemKind::i32:
+      return "int32";
+    case ElemKind::i64:
+      return "int64";
   }
   return "?";
 }
@@ -76,10 +78,18 @@ void add_typed(char *dst, const char *src, std::size_t n) {
 // dst (aligned) += src (any alignment), n elements of kind k.
 void add_elems(ElemKind k, char *dst, const char *src, std::size_t n) {
   switch (k) {
-    case ElemKind::f32: add_typed<float>(dst, src, n); break;
-    case ElemKind::f64: add_typed<double>(dst, src, n); break;
-    case ElemKind::i32: add_typed<std::int32_t>(dst, src, n); break;
-    case ElemKind::i64: add_typed<std::int64_t>(dst, src, n); break;
+    case ElemKind::f32:
+      add_typed<float>(dst, src, n);
+      break;
+    case ElemKind::f64:
+      add_typed<double>(dst, src, n);
+      break;
+    case ElemKind::i32:
+      add_typed<std::int32_t>(dst, src, n);
+      break;
+    case ElemKind::i64:
+      add_typed<std::int64_t>(dst, src, n);
+      break;
   }
 }
 
@@ -89,7 +99,9 @@ std::string snapshot_id(std::int64_t clock) {
   return buf;
 }
 
-[[noreturn]] void invalid(const std::string &m) { throw Error(Errc::invalid_argument, "ssp: " + m); }
+[[noreturn]] void invalid(const std::string &m) {
+  throw Error(Errc::invalid_argument, "ssp: " + m);
+}
 
 void mpi_check(int rc, const char *what) {
   if (rc != MPI_SUCCESS) throw Error(Errc::io, std::string("ssp: ") + what + " failed");
@@ -140,7 +152,7 @@ struct Context::Impl {
   std::deque<std::pair<int, std::int64_t>> deferred_waits;  // (source, need)
   std::map<std::pair<int, std::int64_t>, int> arrivals;     // (kind, seq) -> workers arrived
   std::int64_t completed_phase = 0;
-  SnapshotStore *store = nullptr;  // of the checkpoint in progress
+  SnapshotStore *store = nullptr;           // of the checkpoint in progress
   std::map<std::int64_t, int> shards_done;  // rank 0: ckpt seq -> servers done
   std::set<std::int64_t> own_shards_done;   // rank 0
   std::map<std::int64_t, std::uint8_t> ckpt_kind;
@@ -175,13 +187,11 @@ struct Context::Impl {
   }
   void need_worker(const char *what) const {
     if (role != Role::worker)
-      throw Error(Errc::invalid_argument,
-                  std::string("ssp: ") + what + " is for worker ranks; rank " +
-                      std::to_string(rank) + " is a parameter server");
+      throw Error(Errc::invalid_argument, std::string("ssp: ") + what +
+                                              " is for worker ranks; rank " + std::to_string(rank) +
+                                              " is a parameter server");
   }
-  std::int64_t min_known() const {
-    return *std::min_element(known_min.begin(), known_min.end());
-  }
+  std::int64_t min_known() const { return *std::min_element(known_min.begin(), known_min.end()); }
   void note_min(int server, std::int64_t m) {
     auto &k = known_min[static_cast<std::size_t>(server)];
     k = std::max(k, m);
@@ -323,7 +333,8 @@ struct Context::Impl {
   void fetch(int id, const std::vector<ShardMap::Piece> &pieces) {
     TableState &t = tables[static_cast<std::size_t>(id)];
     std::vector<std::vector<const ShardMap::Piece *>> by(static_cast<std::size_t>(S));
-    for (const auto &p : pieces) by[static_cast<std::size_t>(t.map.server_of_shard(p.shard))].push_back(&p);
+    for (const auto &p : pieces)
+      by[static_cast<std::size_t>(t.map.server_of_shard(p.shard))].push_back(&p);
     const std::int64_t need = policy.required_min_clock(clock);
     for (int s = 0; s < S; ++s) {
       const auto &v = by[static_cast<std::size_t>(s)];
@@ -343,15 +354,18 @@ struct Context::Impl {
       if (by[static_cast<std::size_t>(s)].empty()) continue;
       Message m = tx.recv_from(s, kTagReply);
       Reader r(m.data, "get reply");
-      if (r.get<std::uint8_t>() != kGetReply) throw Error(Errc::internal, "ssp: expected a get reply");
+      if (r.get<std::uint8_t>() != kGetReply)
+        throw Error(Errc::internal, "ssp: expected a get reply");
       const auto mn = r.get<std::int64_t>();
       note_min(s, mn);
-      if (r.get<std::int32_t>() != id) throw Error(Errc::internal, "ssp: get reply for another table");
+      if (r.get<std::int32_t>() != id)
+        throw Error(Errc::internal, "ssp: get reply for another table");
       const auto n = r.get<std::uint32_t>();
       for (std::uint32_t i = 0; i < n; ++i) {
         const auto first = r.get<std::int64_t>();
         const auto count = r.get<std::int64_t>();
-        r.get_bytes(&t.cache[static_cast<std::size_t>(first) * t.rb], static_cast<std::size_t>(count) * t.rb);
+        r.get_bytes(&t.cache[static_cast<std::size_t>(first) * t.rb],
+                    static_cast<std::size_t>(count) * t.rb);
         for (std::int64_t row = first; row < first + count; ++row) {
           t.stamp[static_cast<std::size_t>(row)] = mn;
           t.fetched_at[static_cast<std::size_t>(row)] = clock;
@@ -396,12 +410,14 @@ struct Context::Impl {
       close(hi);
       fetch(id, need);
     }
-    std::memcpy(out, &t.cache[static_cast<std::size_t>(first) * t.rb], static_cast<std::size_t>(count) * t.rb);
+    std::memcpy(out, &t.cache[static_cast<std::size_t>(first) * t.rb],
+                static_cast<std::size_t>(count) * t.rb);
     if (!t.dirty_rows.empty())
       for (std::int64_t r = first; r < first + count; ++r)
         if (t.dirty[static_cast<std::size_t>(r)])
           add_elems(t.kind, out + static_cast<std::size_t>(r - first) * t.rb,
-                    &t.pending[static_cast<std::size_t>(r) * t.rb], static_cast<std::size_t>(t.cols));
+                    &t.pending[static_cast<std::size_t>(r) * t.rb],
+                    static_cast<std::size_t>(t.cols));
   }
 
   void mark_dirty(TableState &t, std::int64_t r) {
@@ -420,8 +436,10 @@ struct Context::Impl {
       invalid("table '" + t.name + "': cell (" + std::to_string(row) + ", " + std::to_string(col) +
               ") is outside " + std::to_string(t.rows) + " x " + std::to_string(t.cols));
     ensure_pending(t);
-    add_elems(t.kind, &t.pending[static_cast<std::size_t>(row) * t.rb + static_cast<std::size_t>(col) * t.esz],
-              static_cast<const char *>(delta), 1);
+    add_elems(
+        t.kind,
+        &t.pending[static_cast<std::size_t>(row) * t.rb + static_cast<std::size_t>(col) * t.esz],
+        static_cast<const char *>(delta), 1);
     mark_dirty(t, row);
     if (dirty_bytes > opt.flush_bytes) flush(-1);
   }
@@ -433,8 +451,8 @@ struct Context::Impl {
       invalid("table '" + t.name + "': rows [" + std::to_string(first) + ", " +
               std::to_string(first + count) + ") are outside 0.." + std::to_string(t.rows));
     ensure_pending(t);
-    add_elems(t.kind, &t.pending[static_cast<std::size_t>(first) * t.rb], static_cast<const char *>(delta),
-              static_cast<std::size_t>(count * t.cols));
+    add_elems(t.kind, &t.pending[static_cast<std::size_t>(first) * t.rb],
+              static_cast<const char *>(delta), static_cast<std::size_t>(count * t.cols));
     for (std::int64_t r = first; r < first + count; ++r) mark_dirty(t, r);
     if (dirty_bytes > opt.flush_bytes) flush(-1);
   }
@@ -452,15 +470,19 @@ struct Context::Impl {
       if (t.dirty_rows.empty()) continue;
       std::sort(t.dirty_rows.begin(), t.dirty_rows.end());
       // runs of consecutive dirty rows inside one shard, grouped by server
-      std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> runs(static_cast<std::size_t>(S));
+      std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> runs(
+          static_cast<std::size_t>(S));
       std::size_t i = 0;
       while (i < t.dirty_rows.size()) {
         const std::int64_t a = t.dirty_rows[i];
         const int l = t.map.shard_of(a);
         const std::int64_t lend = t.map.shard_end(l);
         std::size_t j = i + 1;
-        while (j < t.dirty_rows.size() && t.dirty_rows[j] == t.dirty_rows[j - 1] + 1 && t.dirty_rows[j] < lend) ++j;
-        runs[static_cast<std::size_t>(t.map.server_of_shard(l))].push_back({a, static_cast<std::int64_t>(j - i)});
+        while (j < t.dirty_rows.size() && t.dirty_rows[j] == t.dirty_rows[j - 1] + 1 &&
+               t.dirty_rows[j] < lend)
+          ++j;
+        runs[static_cast<std::size_t>(t.map.server_of_shard(l))].push_back(
+            {a, static_cast<std::int64_t>(j - i)});
         i = j;
       }
       for (int s = 0; s < S; ++s) {
@@ -473,7 +495,8 @@ struct Context::Impl {
         for (auto [a, n] : rv) {
           w.put<std::int64_t>(a);
           w.put<std::int64_t>(n);
-          w.put_bytes(&t.pending[static_cast<std::size_t>(a) * t.rb], static_cast<std::size_t>(n) * t.rb);
+          w.put_bytes(&t.pending[static_cast<std::size_t>(a) * t.rb],
+                      static_cast<std::size_t>(n) * t.rb);
         }
       }
       // Fold what was sent into the cached rows, so reads keep seeing this worker's writes.
@@ -481,7 +504,8 @@ struct Context::Impl {
       for (std::int64_t r : t.dirty_rows) {
         char *p = &t.pending[static_cast<std::size_t>(r) * t.rb];
         if (cached && t.stamp[static_cast<std::size_t>(r)] != kNone)
-          add_elems(t.kind, &t.cache[static_cast<std::size_t>(r) * t.rb], p, static_cast<std::size_t>(t.cols));
+          add_elems(t.kind, &t.cache[static_cast<std::size_t>(r) * t.rb], p,
+                    static_cast<std::size_t>(t.cols));
         std::memset(p, 0, t.rb);
         t.dirty[static_cast<std::size_t>(r)] = 0;
       }
@@ -514,7 +538,8 @@ struct Context::Impl {
       for (int s : asked) {
         Message m = tx.recv_from(s, kTagReply);
         Reader r(m.data, "wait reply");
-        if (r.get<std::uint8_t>() != kWaitReply) throw Error(Errc::internal, "ssp: expected a wait reply");
+        if (r.get<std::uint8_t>() != kWaitReply)
+          throw Error(Errc::internal, "ssp: expected a wait reply");
         note_min(s, r.get<std::int64_t>());
       }
     }
@@ -535,7 +560,8 @@ struct Context::Impl {
     for (int s = 0; s < acks; ++s) {
       Message m = tx.recv_from(s, kTagReply);
       Reader r(m.data, "barrier ack");
-      if (r.get<std::uint8_t>() != kBarrierAck) throw Error(Errc::internal, "ssp: expected a barrier ack");
+      if (r.get<std::uint8_t>() != kBarrierAck)
+        throw Error(Errc::internal, "ssp: expected a barrier ack");
       note_min(s, r.get<std::int64_t>());
     }
     invalidate_caches();
@@ -600,8 +626,10 @@ struct Context::Impl {
       deferred_gets.pop_front();
       Reader r(m.data, "get");
       r.get<std::uint8_t>();
-      if (r.get<std::int64_t>() <= vc.min()) answer_get(m.source, m.data);
-      else deferred_gets.push_back(std::move(m));
+      if (r.get<std::int64_t>() <= vc.min())
+        answer_get(m.source, m.data);
+      else
+        deferred_gets.push_back(std::move(m));
     }
     for (std::size_t k = deferred_waits.size(); k > 0; --k) {
       auto d = deferred_waits.front();
@@ -645,12 +673,17 @@ struct Context::Impl {
     j["consistency"] = policy.name();
     nlohmann::json tv = nlohmann::json::array();
     for (const auto &t : tables)
-      tv.push_back({{"name", t.name}, {"type", kind_name(t.kind)}, {"rows", t.rows},
-                    {"cols", t.cols}, {"logical_servers", t.map.shards()}});
+      tv.push_back({{"name", t.name},
+                    {"type", kind_name(t.kind)},
+                    {"rows", t.rows},
+                    {"cols", t.cols},
+                    {"logical_servers", t.map.shards()}});
     j["tables"] = tv;
     if (with_job) {
       const auto &sp = sched->spec();
-      j["job"] = {{"executors", sp.executors}, {"units", sp.units}, {"epochs", sp.epochs},
+      j["job"] = {{"executors", sp.executors},
+                  {"units", sp.units},
+                  {"epochs", sp.epochs},
                   {"units_left", sched->units_left()}};
       store->put(id + ".scheduler", frame_part(PartKind::scheduler, sched->encode_scheduler()));
       for (int e = 0; e < sched->executors(); ++e) {
@@ -664,9 +697,9 @@ struct Context::Impl {
     store->put(id + ".manifest", j.dump(1));
     store->put("latest", id + "\n");
     ++checkpoints;
-    autotune::log(autotune::LogLevel::info,
-                  "ssp: checkpoint " + id + " written (" + std::to_string(W) + " workers, " +
-                      std::to_string(S) + " servers)");
+    autotune::log(autotune::LogLevel::info, "ssp: checkpoint " + id + " written (" +
+                                                std::to_string(W) + " workers, " +
+                                                std::to_string(S) + " servers)");
   }
 
   // Rank 0: once every server wrote its shards, finish the checkpoint and release the workers.
@@ -675,7 +708,8 @@ struct Context::Impl {
     const std::uint8_t kind = ckpt_kind[seq];
     const std::int64_t c = vc.max();
     const std::string id = snapshot_id(c);
-    const bool with_job = sched && (kind == kCkptRun || (sched->work_left() && sched->in_flight() == 0));
+    const bool with_job =
+        sched && (kind == kCkptRun || (sched->work_left() && sched->in_flight() == 0));
     write_manifest(id, c, with_job);
     if (kind == kCkptRun) last_ckpt = c;
     for (int w = 0; w < W; ++w) {
@@ -772,10 +806,18 @@ struct Context::Impl {
       task_reqs.pop_front();
       Grant g{};
       switch (sched->decide(worker, c, &g)) {
-        case Decision::grant: send_decision(worker, kGrant, &g); break;
-        case Decision::clock: send_decision(worker, kClock); break;
-        case Decision::done: send_decision(worker, kDone); break;
-        case Decision::pause: task_reqs.push_back({worker, c}); break;
+        case Decision::grant:
+          send_decision(worker, kGrant, &g);
+          break;
+        case Decision::clock:
+          send_decision(worker, kClock);
+          break;
+        case Decision::done:
+          send_decision(worker, kDone);
+          break;
+        case Decision::pause:
+          task_reqs.push_back({worker, c});
+          break;
         case Decision::wait:
           all_paused = false;
           task_reqs.push_back({worker, c});
@@ -817,11 +859,15 @@ struct Context::Impl {
     Reader r(m.data, "request");
     const auto type = r.get<std::uint8_t>();
     switch (type) {
-      case kFlush: handle_flush(m.source, r); break;
+      case kFlush:
+        handle_flush(m.source, r);
+        break;
       case kGet: {
         const auto need = r.get<std::int64_t>();
-        if (need <= vc.min()) answer_get(m.source, m.data);
-        else deferred_gets.push_back(std::move(m));
+        if (need <= vc.min())
+          answer_get(m.source, m.data);
+        else
+          deferred_gets.push_back(std::move(m));
         break;
       }
       case kWait: {
@@ -836,8 +882,12 @@ struct Context::Impl {
         }
         break;
       }
-      case kBarrier: handle_barrier(r); break;
-      case kTaskReq: handle_task_req(m.source, r); break;
+      case kBarrier:
+        handle_barrier(r);
+        break;
+      case kTaskReq:
+        handle_task_req(m.source, r);
+        break;
       case kShardsDone: {
         const auto seq = r.get<std::int64_t>();
         ++shards_done[seq];
@@ -848,7 +898,8 @@ struct Context::Impl {
         profile_stop_pending = true;
         server_profile_check();
         break;
-      default: throw Error(Errc::internal, "ssp: unknown message type " + std::to_string(type));
+      default:
+        throw Error(Errc::internal, "ssp: unknown message type " + std::to_string(type));
     }
   }
 
@@ -892,8 +943,9 @@ Context::Context(MPI_Comm comm, const Options &options) : impl_(std::make_unique
     if (level < MPI_THREAD_SERIALIZED && !main)
       throw Error(Errc::invalid_argument,
                   "ssp: Context created outside MPI's main thread, but MPI was initialized with "
-                  "thread level " + std::to_string(level) +
-                  "; allowed: the main thread, or MPI_THREAD_SERIALIZED or higher");
+                  "thread level " +
+                      std::to_string(level) +
+                      "; allowed: the main thread, or MPI_THREAD_SERIALIZED or higher");
   }
   try {
     mpi_check(MPI_Comm_dup(comm, &I.comm), "MPI_Comm_dup");
@@ -904,7 +956,8 @@ Context::Context(MPI_Comm comm, const Options &options) : impl_(std::make_unique
     int servers = options.servers;
     if (servers == -1) {
       const char *ps = std::getenv("AUTOTUNE_PS");
-      servers = (ps && *ps) ? static_cast<int>(autotune::parse_int("AUTOTUNE_PS", ps, 1, 1 << 20)) : 1;
+      servers =
+          (ps && *ps) ? static_cast<int>(autotune::parse_int("AUTOTUNE_PS", ps, 1, 1 << 20)) : 1;
     }
     if (servers < 1 || servers >= I.size)
       invalid("servers: '" + std::to_string(servers) + "' is out of range; allowed: 1 to " +
@@ -962,7 +1015,9 @@ int Context::size() const { return impl_->size; }
 Role Context::role() const { return impl_->role; }
 int Context::servers() const { return impl_->S; }
 int Context::workers() const { return impl_->W; }
-int Context::worker_index() const { return impl_->role == Role::worker ? impl_->rank - impl_->S : -1; }
+int Context::worker_index() const {
+  return impl_->role == Role::worker ? impl_->rank - impl_->S : -1;
+}
 int Context::server_index() const { return impl_->role == Role::server ? impl_->rank : -1; }
 const ConsistencyPolicy &Context::policy() const { return impl_->policy; }
 MPI_Comm Context::worker_comm() const { return impl_->wcomm; }
@@ -971,20 +1026,23 @@ void Context::count_samples(std::uint64_t n) { impl_->samples += n; }
 
 // ---- tables ---------------------------------------------------------------------------------
 
-int Context::create_table(const std::string &name, std::int64_t rows, std::int64_t cols, ElemKind kind) {
+int Context::create_table(const std::string &name, std::int64_t rows, std::int64_t cols,
+                          ElemKind kind) {
   Impl &I = *impl_;
   const std::string what = "table '" + name + "': ";
   try {
     SnapshotStore::check_name(name);
   } catch (const Error &) {
-    invalid("table name: '" + name + "' is not allowed; allowed: letters, digits, '.', '_' and "
+    invalid("table name: '" + name +
+            "' is not allowed; allowed: letters, digits, '.', '_' and "
             "'-', starting with a letter or digit");
   }
   for (const auto &t : I.tables)
     if (t.name == name) invalid(what + "a table of that name already exists");
   const std::int64_t max_cells = std::int64_t{1} << 40;
   if (rows < 1 || rows > max_cells)
-    invalid(what + "rows: '" + std::to_string(rows) + "' is out of range; allowed: 1 to " + std::to_string(max_cells));
+    invalid(what + "rows: '" + std::to_string(rows) + "' is out of range; allowed: 1 to " +
+            std::to_string(max_cells));
   if (cols < 1 || cols > (std::int64_t{1} << 24) || rows > max_cells / cols)
     invalid(what + "cols: '" + std::to_string(cols) + "' is out of range; allowed: 1 to " +
             std::to_string(std::min<std::int64_t>(std::int64_t{1} << 24, max_cells / rows)));
@@ -995,7 +1053,8 @@ int Context::create_table(const std::string &name, std::int64_t rows, std::int64
   MPI_Allreduce(v, lo, 4, MPI_INT64_T, MPI_MIN, I.comm);
   MPI_Allreduce(v, hi, 4, MPI_INT64_T, MPI_MAX, I.comm);
   if (std::memcmp(lo, hi, sizeof lo) != 0)
-    invalid(what + "the ranks created different tables here (every rank must call table() with "
+    invalid(what +
+            "the ranks created different tables here (every rank must call table() with "
             "the same name, type and shape, in the same order)");
   TableState t;
   t.name = name;
@@ -1038,7 +1097,8 @@ void Context::table_pull_all(int id, void *out) {
   if (mine.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw Error(Errc::unsupported, "ssp: pull_all: a server's part is larger than 2 GiB");
   int n = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<std::size_t>(I.size)), displs(static_cast<std::size_t>(I.size));
+  std::vector<int> counts(static_cast<std::size_t>(I.size)),
+      displs(static_cast<std::size_t>(I.size));
   MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, I.comm);
   long long total = 0;
   for (int r = 0; r < I.size; ++r) {
@@ -1048,7 +1108,8 @@ void Context::table_pull_all(int id, void *out) {
   if (total > std::numeric_limits<int>::max())
     throw Error(Errc::unsupported, "ssp: pull_all: table '" + t.name + "' is larger than 2 GiB");
   std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_Allgatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, I.comm);
+  MPI_Allgatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
+                 I.comm);
   Reader r(all, "pull_all");
   char *o = static_cast<char *>(out);
   while (!r.done()) {
@@ -1065,8 +1126,10 @@ std::int64_t Context::clock() { return impl_->do_clock(); }
 void Context::barrier() {
   Impl &I = *impl_;
   const std::int64_t seq = ++I.phase_seq;
-  if (I.role == Role::server) I.serve_until(seq);
-  else I.worker_barrier(kPlain, seq);
+  if (I.role == Role::server)
+    I.serve_until(seq);
+  else
+    I.worker_barrier(kPlain, seq);
 }
 
 void Context::finish() {
@@ -1092,12 +1155,12 @@ RunResult Context::run(const Job &job, const TaskFn &fn) {
   if (job.checkpoint_every > 0 && !job.checkpoint_store)
     invalid("job: checkpoint_every is set but checkpoint_store is not");
   if (!fn) invalid("run: no task function");
-  if (I.restored_job && (I.r_executors != spec.executors || I.r_units != spec.units ||
-                         I.r_epochs != spec.epochs))
+  if (I.restored_job &&
+      (I.r_executors != spec.executors || I.r_units != spec.units || I.r_epochs != spec.epochs))
     invalid("job: the restored snapshot's job has executors=" + std::to_string(I.r_executors) +
             " units=" + std::to_string(I.r_units) + " epochs=" + std::to_string(I.r_epochs) +
-            ", this job has executors=" + std::to_string(spec.executors) + " units=" +
-            std::to_string(spec.units) + " epochs=" + std::to_string(spec.epochs) +
+            ", this job has executors=" + std::to_string(spec.executors) +
+            " units=" + std::to_string(spec.units) + " epochs=" + std::to_string(spec.epochs) +
             " (a resumed job must keep them)");
   I.restored_job = false;
   const std::int64_t seq = ++I.phase_seq;
@@ -1105,9 +1168,9 @@ RunResult Context::run(const Job &job, const TaskFn &fn) {
   std::uint8_t finished = 1;
   if (I.role == Role::server) {
     if (I.rank == 0) {
-      const bool resume = I.sched && I.sched->work_left() &&
-                          I.sched->spec().executors == spec.executors &&
-                          I.sched->spec().units == spec.units && I.sched->spec().epochs == spec.epochs;
+      const bool resume =
+          I.sched && I.sched->work_left() && I.sched->spec().executors == spec.executors &&
+          I.sched->spec().units == spec.units && I.sched->spec().epochs == spec.epochs;
       if (resume) {
         SchedulerSpec s = spec;
         I.sched->rebase(I.W, I.vc.max());
@@ -1147,7 +1210,8 @@ RunResult Context::run(const Job &job, const TaskFn &fn) {
       I.tx.send(0, kTagRequest, w.take());
       Message m = I.tx.recv_from(0, kTagReply);
       Reader r(m.data, "task reply");
-      if (r.get<std::uint8_t>() != kTaskReply) throw Error(Errc::internal, "ssp: expected a task reply");
+      if (r.get<std::uint8_t>() != kTaskReply)
+        throw Error(Errc::internal, "ssp: expected a task reply");
       I.note_min(0, r.get<std::int64_t>());
       const auto d = r.get<std::uint8_t>();
       if (d == kGrant) {
@@ -1186,7 +1250,8 @@ RunResult Context::run(const Job &job, const TaskFn &fn) {
   if (I.rank == 0) {
     for (int w = 0; w < I.W; ++w) {
       counts[static_cast<std::size_t>(w)] = I.sched->tasks_by_worker()[static_cast<std::size_t>(w)];
-      counts[static_cast<std::size_t>(I.W + w)] = I.sched->units_by_worker()[static_cast<std::size_t>(w)];
+      counts[static_cast<std::size_t>(I.W + w)] =
+          I.sched->units_by_worker()[static_cast<std::size_t>(w)];
     }
     counts.back() = finished;
   }
@@ -1270,9 +1335,9 @@ SnapshotInfo Context::restore(const SnapshotStore &store) {
     info.has_job = !man.at("job").is_null();
     const auto &tv = man.at("tables");
     if (tv.size() != I.tables.size())
-      throw Error(Errc::invalid_argument, "ssp: restore: the snapshot holds " + std::to_string(tv.size()) +
-                                              " tables, this program created " +
-                                              std::to_string(I.tables.size()));
+      throw Error(Errc::invalid_argument,
+                  "ssp: restore: the snapshot holds " + std::to_string(tv.size()) +
+                      " tables, this program created " + std::to_string(I.tables.size()));
     for (std::size_t k = 0; k < tv.size(); ++k) {
       const auto &t = I.tables[k];
       const std::string n = tv[k].at("name").get<std::string>();
@@ -1291,10 +1356,10 @@ SnapshotInfo Context::restore(const SnapshotStore &store) {
       auto &t = I.tables[k];
       const int L = tv[k].at("logical_servers").get<int>();
       if (L < I.S)
-        throw Error(Errc::invalid_argument,
-                    "ssp: restore: table '" + t.name + "' has " + std::to_string(L) +
-                        " logical servers, fewer than the " + std::to_string(I.S) +
-                        " server ranks of this run");
+        throw Error(Errc::invalid_argument, "ssp: restore: table '" + t.name + "' has " +
+                                                std::to_string(L) +
+                                                " logical servers, fewer than the " +
+                                                std::to_string(I.S) + " server ranks of this run");
       t.map = ShardMap(t.rows, L, I.S);
       I.alloc_server_shards(t);
       I.reset_worker_cache(t);
@@ -1326,8 +1391,10 @@ SnapshotInfo Context::restore(const SnapshotStore &store) {
       std::vector<std::string> queues, states;
       for (int e = 0; e < sp.executors; ++e) {
         const std::string pre = id + ".executor-" + std::to_string(e);
-        queues.push_back(unframe_part(PartKind::executor_queue, store.get(pre + ".queue"), pre + ".queue"));
-        states.push_back(unframe_part(PartKind::executor_state, store.get(pre + ".state"), pre + ".state"));
+        queues.push_back(
+            unframe_part(PartKind::executor_queue, store.get(pre + ".queue"), pre + ".queue"));
+        states.push_back(
+            unframe_part(PartKind::executor_state, store.get(pre + ".state"), pre + ".state"));
       }
       const std::string sp_name = id + ".scheduler";
       I.sched = std::make_unique<Scheduler>(Scheduler::decode(

@@ -60,9 +60,8 @@ TaskSizer TaskSizer::decode(const std::string &bytes) {
 }
 
 SchedulerSpec make_scheduler_spec(int executors, std::uint64_t units, int epochs,
-                                  int tasks_per_clock, double task_ms,
-                                  std::uint64_t initial_units, std::uint64_t max_units,
-                                  int workers) {
+                                  int tasks_per_clock, double task_ms, std::uint64_t initial_units,
+                                  std::uint64_t max_units, int workers) {
   auto bad = [](const std::string &field, const std::string &value, const std::string &allowed) {
     throw Error(Errc::invalid_argument,
                 "job: " + field + ": '" + value + "' is out of range; allowed: " + allowed);
@@ -70,8 +69,8 @@ SchedulerSpec make_scheduler_spec(int executors, std::uint64_t units, int epochs
   if (executors < 1 || executors > 1000000)
     bad("executors", std::to_string(executors), "1 to 1000000 (several per worker is best)");
   if (units < static_cast<std::uint64_t>(executors))
-    bad("units", std::to_string(units), "at least the number of executors (" +
-                                             std::to_string(executors) + ")");
+    bad("units", std::to_string(units),
+        "at least the number of executors (" + std::to_string(executors) + ")");
   if (epochs < 1 || epochs > 1000000) bad("epochs", std::to_string(epochs), "1 to 1000000");
   if (tasks_per_clock < 0 || tasks_per_clock > 1000000)
     bad("tasks_per_clock", std::to_string(tasks_per_clock), "0 (one per worker) to 1000000");
@@ -84,8 +83,8 @@ SchedulerSpec make_scheduler_spec(int executors, std::uint64_t units, int epochs
   s.tasks_per_clock = tasks_per_clock == 0 ? workers : tasks_per_clock;
   s.task_s = task_ms / 1000.0;
   s.max_units = max_units;
-  s.initial_units = initial_units != 0 ? initial_units
-                                       : std::min<std::uint64_t>(64, max_units ? max_units : 64);
+  s.initial_units =
+      initial_units != 0 ? initial_units : std::min<std::uint64_t>(64, max_units ? max_units : 64);
   return s;
 }
 

@@ -147,8 +147,7 @@ class Scheduler {
 // Validates the user-facing Job fields that the scheduler uses; Error(invalid_argument) naming
 // the field.  `workers` is the number of worker ranks.
 SchedulerSpec make_scheduler_spec(int executors, std::uint64_t units, int epochs,
-                                  int tasks_per_clock, double task_ms,
-                                  std::uint64_t initial_units, std::uint64_t max_units,
-                                  int workers);
+                                  int tasks_per_clock, double task_ms, std::uint64_t initial_units,
+                                  std::uint64_t max_units, int workers);
 
 }  // namespace ssp

@@ -25,8 +25,8 @@ struct Fd {
 
 void SnapshotStore::check_name(const std::string &name) {
   const auto ok = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '.' || c == '_' || c == '-';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
   };
   const bool good = !name.empty() && name.size() <= 200 && name[0] != '.' && name[0] != '-' &&
                     name[0] != '_' && std::all_of(name.begin(), name.end(), ok);

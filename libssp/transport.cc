@@ -66,8 +66,7 @@ bool Transport::poll(Message &out) {
   out.source = st.MPI_SOURCE;
   out.tag = st.MPI_TAG;
   out.data.resize(static_cast<std::size_t>(n));
-  check(MPI_Recv(out.data.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm_,
-                 MPI_STATUS_IGNORE),
+  check(MPI_Recv(out.data.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm_, MPI_STATUS_IGNORE),
         "MPI_Recv");
   return true;
 }

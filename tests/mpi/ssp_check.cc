@@ -63,7 +63,9 @@ int staleness_mode(const std::string &arg, int clocks) {
       ++reads;
       for (int w = 0; w < W; ++w) {
         long seen_upto = -1;  // every update of clocks <= seen_upto was seen
-        while (seen_upto + 1 <= clocks && m[static_cast<std::size_t>(w * (clocks + 1) + seen_upto + 1)] == 1) ++seen_upto;
+        while (seen_upto + 1 <= clocks &&
+               m[static_cast<std::size_t>(w * (clocks + 1) + seen_upto + 1)] == 1)
+          ++seen_upto;
         for (int k = 0; k <= clocks; ++k) {
           const auto v = m[static_cast<std::size_t>(w * (clocks + 1) + k)];
           const std::string at = "worker " + std::to_string(me) + " at clock " + std::to_string(c) +
@@ -72,8 +74,10 @@ int staleness_mode(const std::string &arg, int clocks) {
           if (v != 0 && v != 1) violation(at + ": not 0 or 1");
           if (w == me && k < c && v != 1) violation(at + ": misses its own write");
           if (w == me && k >= c && v != 0) violation(at + ": sees a write not made yet");
-          if (!asp && k <= c - s - 1 && v != 1) violation(at + ": misses an update older than the staleness bound");
-          if (!asp && k > c + s && v != 0) violation(at + ": sees an update from more than s clocks ahead");
+          if (!asp && k <= c - s - 1 && v != 1)
+            violation(at + ": misses an update older than the staleness bound");
+          if (!asp && k > c + s && v != 0)
+            violation(at + ": sees an update from more than s clocks ahead");
           if (v == 1 && k > c) max_ahead = std::max<long>(max_ahead, k - c);
         }
         if (w != me) max_lag = std::max<long>(max_lag, (c - 1) - seen_upto);
@@ -81,7 +85,9 @@ int staleness_mode(const std::string &arg, int clocks) {
       log.inc(me, c, 1);
       // read-my-writes inside the clock
       auto own = log.get(me);
-      if (own[static_cast<std::size_t>(c)] != 1) violation("worker " + std::to_string(me) + " does not read its own write at clock " + std::to_string(c));
+      if (own[static_cast<std::size_t>(c)] != 1)
+        violation("worker " + std::to_string(me) + " does not read its own write at clock " +
+                  std::to_string(c));
       for (int r = 0; r < 5; ++r)
         for (int col = 0; col < 3; ++col) sum.inc(r, col, me + 1);
       frac.inc(1, 1, 0.25);
@@ -98,16 +104,20 @@ int staleness_mode(const std::string &arg, int clocks) {
   sums_ok = sums_ok && f[3] == 0.25 * clocks * W && f[0] == 0;
   for (int w = 0; w < W; ++w)
     for (int k = 0; k <= clocks; ++k)
-      sums_ok = sums_ok && final_log[static_cast<std::size_t>(w * (clocks + 1) + k)] == (k < clocks ? 1 : 0);
+      sums_ok = sums_ok &&
+                final_log[static_cast<std::size_t>(w * (clocks + 1) + k)] == (k < clocks ? 1 : 0);
   long tot[4] = {reads, violations, max_lag, max_ahead}, agg[4];
   MPI_Reduce(tot, agg, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(tot + 2, agg + 2, 2, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (violations) std::fprintf(stderr, "rank %d: first violation: %s\n", g_rank, first_violation.c_str());
+  if (violations)
+    std::fprintf(stderr, "rank %d: first violation: %s\n", g_rank, first_violation.c_str());
   const int bad = all_ok(MPI_COMM_WORLD, violations == 0 && sums_ok);
   if (g_rank == 0) {
-    std::printf("%s staleness %s (%s): %ld reads by %d workers, %ld violations, max lag seen %ld, max lead seen %ld\n",
-                agg[1] == 0 ? "ok" : "FAIL", arg.c_str(), ctx.policy().name().c_str(), agg[0], W,
-                agg[1], agg[2], agg[3]);
+    std::printf(
+        "%s staleness %s (%s): %ld reads by %d workers, %ld violations, max lag seen %ld, max lead "
+        "seen %ld\n",
+        agg[1] == 0 ? "ok" : "FAIL", arg.c_str(), ctx.policy().name().c_str(), agg[0], W, agg[1],
+        agg[2], agg[3]);
     std::printf("%s sums exact after the final barrier: %s\n", sums_ok ? "ok" : "FAIL",
                 sums_ok ? "every cell as expected" : "a cell differs");
   }
@@ -170,8 +180,9 @@ int tasks_mode() {
     std::string counts;
     for (std::size_t i = 0; i < res.tasks_per_worker.size(); ++i)
       counts += (i ? "," : "") + std::to_string(res.tasks_per_worker[i]);
-    std::printf("%s micro-tasks per worker (worker 0 slowed 3x): %s; units processed %.0f of 6000\n",
-                ok ? "ok" : "FAIL", counts.c_str(), units);
+    std::printf(
+        "%s micro-tasks per worker (worker 0 slowed 3x): %s; units processed %.0f of 6000\n",
+        ok ? "ok" : "FAIL", counts.c_str(), units);
   }
   return all_ok(MPI_COMM_WORLD, ok);
 }
@@ -202,7 +213,8 @@ double loss_of(const std::vector<double> &w) {
 std::string checksum(const std::vector<double> &w, const std::vector<std::int64_t> &v) {
   std::uint64_t h = 1469598103934665603ull;
   auto mix = [&](const void *p, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char *>(p)[i]) * 1099511628211ull;
+    for (std::size_t i = 0; i < n; ++i)
+      h = (h ^ static_cast<const unsigned char *>(p)[i]) * 1099511628211ull;
   };
   mix(w.data(), w.size() * sizeof(double));
   mix(v.data(), v.size() * sizeof(std::int64_t));
@@ -254,21 +266,25 @@ int ckpt_mode(bool save, const std::string &dir, std::int64_t stop) {
     auto v = visits.pull_all();
     std::int64_t n = 0;
     for (auto x : v) n += x;
-    bool ok = !res.finished && res.checkpoints == 1 && n > 0 && n < static_cast<std::int64_t>(kUnits * kEpochs);
+    bool ok = !res.finished && res.checkpoints == 1 && n > 0 &&
+              n < static_cast<std::int64_t>(kUnits * kEpochs);
     // A collective checkpoint of the suspended job, restored in place, gives the same tables.
     ssp::DirectorySnapshotStore again(dir + "/again");
     const std::string id = ctx.checkpoint(again);
     auto info = ctx.restore(again);
     const bool same = checksum(w.pull_all(), visits.pull_all()) == checksum(m, v);
     if (g_rank == 0)
-      std::printf("%s collective checkpoint %s of the suspended job restored in place: %s, job kept: %s\n",
-                  same && info.has_job && info.id == id ? "ok" : "FAIL", id.c_str(),
-                  same ? "same model" : "DIFFERENT MODEL", info.has_job ? "yes" : "no");
+      std::printf(
+          "%s collective checkpoint %s of the suspended job restored in place: %s, job kept: %s\n",
+          same && info.has_job && info.id == id ? "ok" : "FAIL", id.c_str(),
+          same ? "same model" : "DIFFERENT MODEL", info.has_job ? "yes" : "no");
     ok = ok && same && info.has_job && info.id == id;
     if (g_rank == 0)
-      std::printf("%s checkpoint at clock %lld on %d ranks (%d workers, %d servers): model=%s visits=%lld loss=%.6f\n",
-                  ok ? "ok" : "FAIL", static_cast<long long>(stop), ctx.size(), ctx.workers(),
-                  ctx.servers(), checksum(m, v).c_str(), static_cast<long long>(n), loss_of(m));
+      std::printf(
+          "%s checkpoint at clock %lld on %d ranks (%d workers, %d servers): model=%s visits=%lld "
+          "loss=%.6f\n",
+          ok ? "ok" : "FAIL", static_cast<long long>(stop), ctx.size(), ctx.workers(),
+          ctx.servers(), checksum(m, v).c_str(), static_cast<long long>(n), loss_of(m));
     bad = all_ok(MPI_COMM_WORLD, ok);
   } else {
     auto info = ctx.restore(store);
@@ -277,10 +293,12 @@ int ckpt_mode(bool save, const std::string &dir, std::int64_t stop) {
     std::int64_t n0 = 0;
     for (auto x : v0) n0 += x;
     if (g_rank == 0)
-      std::printf("restored %s (clock %lld, taken with %d workers and %d servers) on %d ranks (%d workers, %d servers): model=%s visits=%lld loss=%.6f\n",
-                  info.id.c_str(), static_cast<long long>(info.clock), info.workers, info.servers,
-                  ctx.size(), ctx.workers(), ctx.servers(), checksum(m0, v0).c_str(),
-                  static_cast<long long>(n0), loss_of(m0));
+      std::printf(
+          "restored %s (clock %lld, taken with %d workers and %d servers) on %d ranks (%d workers, "
+          "%d servers): model=%s visits=%lld loss=%.6f\n",
+          info.id.c_str(), static_cast<long long>(info.clock), info.workers, info.servers,
+          ctx.size(), ctx.workers(), ctx.servers(), checksum(m0, v0).c_str(),
+          static_cast<long long>(n0), loss_of(m0));
     auto res = ctx.run(job, fn);
     auto m = w.pull_all();
     auto v = visits.pull_all();
@@ -289,8 +307,10 @@ int ckpt_mode(bool save, const std::string &dir, std::int64_t stop) {
     const double l0 = loss_of(m0), l1 = loss_of(m);
     const bool ok = res.finished && exact && l1 < l0 && info.has_job;
     if (g_rank == 0)
-      std::printf("%s resumed to the end: finished=%d every unit processed exactly %d times=%s loss %.6f -> %.6f\n",
-                  ok ? "ok" : "FAIL", res.finished ? 1 : 0, kEpochs, exact ? "yes" : "no", l0, l1);
+      std::printf(
+          "%s resumed to the end: finished=%d every unit processed exactly %d times=%s loss %.6f "
+          "-> %.6f\n",
+          ok ? "ok" : "FAIL", res.finished ? 1 : 0, kEpochs, exact ? "yes" : "no", l0, l1);
     bad = all_ok(MPI_COMM_WORLD, ok);
   }
   return bad;
@@ -305,11 +325,18 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   int bad = 2;
   try {
-    if (mode == "staleness" && argc > 2) bad = staleness_mode(argv[2], argc > 3 ? std::atoi(argv[3]) : 30);
-    else if (mode == "tasks") bad = tasks_mode();
-    else if (mode == "ckpt-save" && argc > 3) bad = ckpt_mode(true, argv[2], std::atoll(argv[3]));
-    else if (mode == "ckpt-resume" && argc > 2) bad = ckpt_mode(false, argv[2], -1);
-    else if (g_rank == 0) std::fprintf(stderr, "usage: ssp_check staleness S|asp [CLOCKS] | badconfig servers|staleness|rows | tasks | ckpt-save DIR CLOCK | ckpt-resume DIR\n");
+    if (mode == "staleness" && argc > 2)
+      bad = staleness_mode(argv[2], argc > 3 ? std::atoi(argv[3]) : 30);
+    else if (mode == "tasks")
+      bad = tasks_mode();
+    else if (mode == "ckpt-save" && argc > 3)
+      bad = ckpt_mode(true, argv[2], std::atoll(argv[3]));
+    else if (mode == "ckpt-resume" && argc > 2)
+      bad = ckpt_mode(false, argv[2], -1);
+    else if (g_rank == 0)
+      std::fprintf(stderr,
+                   "usage: ssp_check staleness S|asp [CLOCKS] | badconfig servers|staleness|rows | "
+                   "tasks | ckpt-save DIR CLOCK | ckpt-resume DIR\n");
   } catch (const std::exception &e) {
     std::fprintf(stderr, "rank %d: error: %s\n", g_rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -22,7 +22,8 @@ TEST(SspConsistency, NegativeStalenessIsRejectedWithTheValue) {
     FAIL() << "no error";
   } catch (const ssp::Error &e) {
     EXPECT_EQ(e.code(), ssp::Errc::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find("staleness: '-2' is out of range"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("staleness: '-2' is out of range"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -44,8 +45,8 @@ TEST(SspConsistency, AWorkerMoreThanSAheadMayNotProceed) {
 TEST(SspConsistency, CachedRowsAreRefreshedEachClockAndMustMeetTheBound) {
   const auto p = ConsistencyPolicy::from_staleness(1);
   EXPECT_TRUE(p.cache_usable(/*stamp=*/9, /*fetched_at=*/10, /*c=*/10));
-  EXPECT_FALSE(p.cache_usable(8, 10, 10));   // older than c - s
-  EXPECT_FALSE(p.cache_usable(10, 9, 10));   // fetched in an earlier clock
+  EXPECT_FALSE(p.cache_usable(8, 10, 10));  // older than c - s
+  EXPECT_FALSE(p.cache_usable(10, 9, 10));  // fetched in an earlier clock
   EXPECT_TRUE(ConsistencyPolicy::asp().cache_usable(0, 10, 10));
   EXPECT_FALSE(ConsistencyPolicy::asp().cache_usable(0, 9, 10));
   EXPECT_TRUE(ConsistencyPolicy::bsp().cache_usable(10, 10, 10));
@@ -61,7 +62,7 @@ TEST(SspVectorClock, MinRisesOnlyWhenTheSlowestMoves) {
   EXPECT_TRUE(vc.advance(2, 9));
   EXPECT_EQ(vc.min(), 6);
   EXPECT_EQ(vc.max(), 9);
-  EXPECT_THROW(vc.advance(0, 6), ssp::Error);  // backwards
+  EXPECT_THROW(vc.advance(0, 6), ssp::Error);   // backwards
   EXPECT_THROW(vc.advance(3, 10), ssp::Error);  // no such worker
 }
 

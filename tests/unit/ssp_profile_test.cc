@@ -8,7 +8,8 @@
 
 namespace {
 
-ssp::RankRecord rec(int rank, int role, double wall, double cpu, std::uint64_t samples, std::int64_t clocks) {
+ssp::RankRecord rec(int rank, int role, double wall, double cpu, std::uint64_t samples,
+                    std::int64_t clocks) {
   ssp::RankRecord r;
   r.rank = rank;
   r.role = role;
@@ -32,7 +33,8 @@ TEST(SspProfile, ResultHasTheDocumentedFields) {
   h.warmup_clocks = 2;
   auto s = rec(0, 0, 2.0, 0.5, 0, 0);
   s.mem_limit_mb = 512;
-  const auto j = ssp::build_result(h, {s, rec(1, 1, 2.0, 2.0, 1000, 10), rec(2, 1, 4.0, 2.0, 1000, 10)});
+  const auto j =
+      ssp::build_result(h, {s, rec(1, 1, 2.0, 2.0, 1000, 10), rec(2, 1, 4.0, 2.0, 1000, 10)});
   EXPECT_EQ(j["format"], "autotune-result/1");
   EXPECT_EQ(j["status"], "ok");
   EXPECT_EQ(j["app"], "logreg");

@@ -19,7 +19,7 @@ using ssp::TaskSizer;
 TEST(SspTaskSizer, StartsAtTheInitialSizeThenAimsAtTheTarget) {
   TaskSizer s(0.05, 1, 0, 10);
   EXPECT_EQ(s.next_units(), 10u);
-  s.record(10, 0.001);           // 100 us per unit -> 500 units for 50 ms, capped at 4 x 10
+  s.record(10, 0.001);  // 100 us per unit -> 500 units for 50 ms, capped at 4 x 10
   EXPECT_EQ(s.next_units(), 40u);
   s.record(40, 0.004);
   EXPECT_EQ(s.next_units(), 160u);
@@ -32,7 +32,7 @@ TEST(SspTaskSizer, FollowsASlowdownAndRespectsTheBounds) {
   TaskSizer s(0.05, 1, 300, 50);
   for (int i = 0; i < 10; ++i) s.record(100, 0.01);  // 100 us/unit -> 500, clamped to 300
   EXPECT_EQ(s.next_units(), 300u);
-  for (int i = 0; i < 30; ++i) s.record(100, 0.1);   // 1 ms/unit -> 50
+  for (int i = 0; i < 30; ++i) s.record(100, 0.1);  // 1 ms/unit -> 50
   EXPECT_EQ(s.next_units(), 50u);
   s.record(0, 1.0);  // ignored
   s.record(5, -1);   // ignored
@@ -42,7 +42,8 @@ TEST(SspTaskSizer, FollowsASlowdownAndRespectsTheBounds) {
   EXPECT_EQ(copy.measured(), s.measured());
 }
 
-SchedulerSpec spec(int executors, std::uint64_t units, int epochs, int per_clock, std::uint64_t initial) {
+SchedulerSpec spec(int executors, std::uint64_t units, int epochs, int per_clock,
+                   std::uint64_t initial) {
   return ssp::make_scheduler_spec(executors, units, epochs, per_clock, 50, initial, 0, 2);
 }
 
@@ -87,7 +88,10 @@ TEST(SspScheduler, FastWorkersTakeMoreMicroTasks) {
   double now[W] = {0, 0, 0};
   std::int64_t clock[W] = {0, 0, 0};
   std::map<std::uint64_t, int> seen;
-  struct Running { bool on = false; Grant g{}; } run[W];
+  struct Running {
+    bool on = false;
+    Grant g{};
+  } run[W];
   bool done[W] = {false, false, false};
   int guard = 0;
   while (!(done[0] && done[1] && done[2]) && ++guard < 100000) {
@@ -105,9 +109,15 @@ TEST(SspScheduler, FastWorkersTakeMoreMicroTasks) {
         run[w] = {true, g};
         now[w] += per_unit[w] * static_cast<double>(g.end - g.begin);
         break;
-      case Decision::clock: ++clock[w]; break;
-      case Decision::done: done[w] = true; break;
-      default: now[w] += 1e-4; break;  // wait: try again a little later
+      case Decision::clock:
+        ++clock[w];
+        break;
+      case Decision::done:
+        done[w] = true;
+        break;
+      default:
+        now[w] += 1e-4;
+        break;  // wait: try again a little later
     }
   }
   ASSERT_TRUE(done[0] && done[1] && done[2]);
@@ -148,7 +158,8 @@ TEST(SspScheduler, SnapshotPartsRestoreTheRemainingWorkOnAnotherWorkerCount) {
   }
   // A corrupt queue part is refused.
   queues[0].resize(3);
-  EXPECT_THROW(Scheduler::decode(5, spec(4, 1000, 2, 5, 7), s.encode_scheduler(), queues, states), ssp::Error);
+  EXPECT_THROW(Scheduler::decode(5, spec(4, 1000, 2, 5, 7), s.encode_scheduler(), queues, states),
+               ssp::Error);
 }
 
 TEST(SspScheduler, JobValidationNamesTheField) {
@@ -160,10 +171,14 @@ TEST(SspScheduler, JobValidationNamesTheField) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(msg([] { ssp::make_scheduler_spec(0, 10, 1, 0, 50, 0, 0, 2); }).find("executors: '0'"), std::string::npos);
-  EXPECT_NE(msg([] { ssp::make_scheduler_spec(8, 4, 1, 0, 50, 0, 0, 2); }).find("units: '4'"), std::string::npos);
-  EXPECT_NE(msg([] { ssp::make_scheduler_spec(2, 10, 0, 0, 50, 0, 0, 2); }).find("epochs: '0'"), std::string::npos);
-  EXPECT_NE(msg([] { ssp::make_scheduler_spec(2, 10, 1, 0, 5000, 0, 0, 2); }).find("task_ms"), std::string::npos);
+  EXPECT_NE(msg([] { ssp::make_scheduler_spec(0, 10, 1, 0, 50, 0, 0, 2); }).find("executors: '0'"),
+            std::string::npos);
+  EXPECT_NE(msg([] { ssp::make_scheduler_spec(8, 4, 1, 0, 50, 0, 0, 2); }).find("units: '4'"),
+            std::string::npos);
+  EXPECT_NE(msg([] { ssp::make_scheduler_spec(2, 10, 0, 0, 50, 0, 0, 2); }).find("epochs: '0'"),
+            std::string::npos);
+  EXPECT_NE(msg([] { ssp::make_scheduler_spec(2, 10, 1, 0, 5000, 0, 0, 2); }).find("task_ms"),
+            std::string::npos);
   EXPECT_EQ(ssp::make_scheduler_spec(2, 10, 1, 0, 50, 0, 0, 3).tasks_per_clock, 3);
 }
 

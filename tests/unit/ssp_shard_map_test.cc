@@ -13,7 +13,8 @@ TEST(SspShardMap, ShardsAreContiguousNonEmptyAndCoverAllRows) {
     EXPECT_EQ(m.shards(), std::min<std::int64_t>(16, rows));
     EXPECT_EQ(m.shard_begin(0), 0);
     EXPECT_EQ(m.shard_end(m.shards() - 1), rows);
-    for (int l = 0; l < m.shards(); ++l) EXPECT_LT(m.shard_begin(l), m.shard_end(l)) << rows << " " << l;
+    for (int l = 0; l < m.shards(); ++l)
+      EXPECT_LT(m.shard_begin(l), m.shard_end(l)) << rows << " " << l;
     for (std::int64_t r = 0; r < rows; r += std::max<std::int64_t>(1, rows / 997)) {
       const int l = m.shard_of(r);
       EXPECT_LE(m.shard_begin(l), r);

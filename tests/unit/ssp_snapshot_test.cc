@@ -44,10 +44,11 @@ TEST(SspCodec, PartsRoundTripAndDamageIsDetected) {
   };
   std::string flipped = part;
   flipped[flipped.size() - 10] ^= 1;
-  EXPECT_EQ(code_of(flipped, ssp::PartKind::shard), ssp::Errc::corrupt);             // CRC
-  EXPECT_EQ(code_of(part.substr(0, part.size() - 1), ssp::PartKind::shard), ssp::Errc::corrupt);  // torn
-  EXPECT_EQ(code_of(part, ssp::PartKind::scheduler), ssp::Errc::corrupt);            // wrong kind
-  EXPECT_EQ(code_of("garbage", ssp::PartKind::shard), ssp::Errc::corrupt);           // magic
+  EXPECT_EQ(code_of(flipped, ssp::PartKind::shard), ssp::Errc::corrupt);  // CRC
+  EXPECT_EQ(code_of(part.substr(0, part.size() - 1), ssp::PartKind::shard),
+            ssp::Errc::corrupt);                                            // torn
+  EXPECT_EQ(code_of(part, ssp::PartKind::scheduler), ssp::Errc::corrupt);   // wrong kind
+  EXPECT_EQ(code_of("garbage", ssp::PartKind::shard), ssp::Errc::corrupt);  // magic
 }
 
 class SspDirectoryStore : public ::testing::Test {

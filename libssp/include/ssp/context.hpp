@@ -54,12 +54,12 @@ enum class Role { server, worker };
 
 // What restore() found.
 struct SnapshotInfo {
-  std::string id;            // e.g. "c000000000120"
-  std::int64_t clock = 0;    // every worker resumes at this clock
-  int workers = 0;           // the rank counts it was taken with
+  std::string id;          // e.g. "c000000000120"
+  std::int64_t clock = 0;  // every worker resumes at this clock
+  int workers = 0;         // the rank counts it was taken with
   int servers = 0;
-  bool has_job = false;      // it holds a suspended job (scheduler and executors)
-  int job_executors = 0;     // that job's shape, which a resumed Job must repeat
+  bool has_job = false;   // it holds a suspended job (scheduler and executors)
+  int job_executors = 0;  // that job's shape, which a resumed Job must repeat
   std::uint64_t job_units = 0;
   int job_epochs = 0;
 };
@@ -73,15 +73,15 @@ class Context {
   Context(const Context &) = delete;
   Context &operator=(const Context &) = delete;
 
-  int rank() const;        // in the communicator
+  int rank() const;  // in the communicator
   int size() const;
   Role role() const;
   bool is_server() const { return role() == Role::server; }
   bool is_worker() const { return role() == Role::worker; }
   int servers() const;
   int workers() const;
-  int worker_index() const;   // 0..workers()-1 on workers, -1 on servers
-  int server_index() const;   // 0..servers()-1 on servers, -1 on workers
+  int worker_index() const;  // 0..workers()-1 on workers, -1 on servers
+  int server_index() const;  // 0..servers()-1 on servers, -1 on workers
   const ConsistencyPolicy &policy() const;
   // A communicator of the worker ranks only (MPI_COMM_NULL on servers), for the application's
   // own collectives among workers.

@@ -35,14 +35,14 @@ namespace ssp {
 class SnapshotStore;
 
 struct Task {
-  std::int64_t id = 0;        // unique within the job
-  int executor = 0;           // the logical executor whose work this is
-  int epoch = 0;              // 0-based
-  std::uint64_t begin = 0;    // global unit indices [begin, end), inside the executor's shard
+  std::int64_t id = 0;      // unique within the job
+  int executor = 0;         // the logical executor whose work this is
+  int epoch = 0;            // 0-based
+  std::uint64_t begin = 0;  // global unit indices [begin, end), inside the executor's shard
   std::uint64_t end = 0;
   std::uint64_t shard_begin = 0;  // the executor's shard [shard_begin, shard_end)
   std::uint64_t shard_end = 0;
-  std::int64_t clock = 0;     // the worker's clock while it runs
+  std::int64_t clock = 0;  // the worker's clock while it runs
   // The executor's state: bytes the application keeps across its micro-tasks (cursor, RNG,
   // per-shard variables...).  Empty at the start of a job.  Shipped with every micro-task, so keep
   // it small (kilobytes).
@@ -59,7 +59,8 @@ struct Task {
   }
   template <class T>
   void set_state(const T &v) {
-    static_assert(std::is_trivially_copyable<T>::value, "set_state needs a trivially copyable type");
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "set_state needs a trivially copyable type");
     state.assign(reinterpret_cast<const char *>(&v), sizeof(T));
   }
 };
@@ -67,11 +68,11 @@ struct Task {
 using TaskFn = std::function<void(Task &)>;
 
 struct Job {
-  int executors = 0;            // logical executors, >= 1 (several per worker is best)
-  std::uint64_t units = 0;      // total work units, >= executors
-  int epochs = 1;               // >= 1
-  int tasks_per_clock = 0;      // micro-tasks per clock; 0 = one per worker
-  double task_ms = 50;          // target duration of a micro-task, 1 .. 900 ms
+  int executors = 0;                     // logical executors, >= 1 (several per worker is best)
+  std::uint64_t units = 0;               // total work units, >= executors
+  int epochs = 1;                        // >= 1
+  int tasks_per_clock = 0;               // micro-tasks per clock; 0 = one per worker
+  double task_ms = 50;                   // target duration of a micro-task, 1 .. 900 ms
   std::uint64_t initial_task_units = 0;  // size of the first micro-tasks; 0 = min(64, max)
   std::uint64_t max_task_units = 0;      // upper bound on a micro-task's units; 0 = none
   std::uint64_t samples_per_unit = 1;    // for throughput reports
@@ -89,9 +90,9 @@ struct Job {
 };
 
 struct RunResult {
-  bool finished = false;        // false when suspended by stop_at_clock or profiling
-  std::int64_t clock = 0;       // this rank's clock at the end (workers)
-  double seconds = 0;           // wall time of run() on this rank
+  bool finished = false;   // false when suspended by stop_at_clock or profiling
+  std::int64_t clock = 0;  // this rank's clock at the end (workers)
+  double seconds = 0;      // wall time of run() on this rank
   // Micro-tasks and units run by each worker (index = worker index), the same on every rank.
   std::vector<std::uint64_t> tasks_per_worker;
   std::vector<std::uint64_t> units_per_worker;

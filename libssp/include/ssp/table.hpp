@@ -9,8 +9,8 @@
 //   get(row) / get_rows(first, n, out)   read through the worker's cache: a cached row is used
 //       while the policy allows (ConsistencyPolicy::cache_usable), else it is fetched from its
 //       server, which answers once its minimum clock is high enough (a miss in a read of fewer
-//       than 64 rows fetches the aligned 64-row block around it in one round trip).  The worker's own increments not yet sent
-//       are added in (read-my-writes).
+//       than 64 rows fetches the aligned 64-row block around it in one round trip).  The worker's
+//       own increments not yet sent are added in (read-my-writes).
 //   inc(row, col, d) / inc_row / inc_rows  add to a local buffer; sent batched per server at
 //       clock(), at barriers, or early once Options::flush_bytes is exceeded.
 // Every rank (collective):
@@ -46,8 +46,8 @@ constexpr ElemKind elem_kind() {
   static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value ||
                     std::is_same<T, std::int32_t>::value || std::is_same<T, std::int64_t>::value,
                 "ssp::Table<T>: T must be float, double, std::int32_t or std::int64_t");
-  return std::is_same<T, float>::value    ? ElemKind::f32
-         : std::is_same<T, double>::value ? ElemKind::f64
+  return std::is_same<T, float>::value          ? ElemKind::f32
+         : std::is_same<T, double>::value       ? ElemKind::f64
          : std::is_same<T, std::int32_t>::value ? ElemKind::i32
                                                 : ElemKind::i64;
 }
