@@ -36,7 +36,9 @@ trap 'rm -rf "$out"' EXIT
 launch() {  # launch NP PROGRAM ARGS...
   local np=$1; shift
   if [ "$LAUNCH" = srun ]; then
-    timeout 600 srun --mpi=pmix -N "$np" -n "$np" "$@"
+    # The cluster's nodes share this machine's cores: let waiting ranks yield (as mpirun
+    # --oversubscribe does), or a busy-polling MPI_Allreduce starves the ranks that compute.
+    OMPI_MCA_mpi_yield_when_idle=1 timeout 600 srun --mpi=pmix -N "$np" -n "$np" "$@"
   else
     (unset SLURM_JOBID SLURM_JOB_ID; timeout 600 mpirun --oversubscribe --mca btl self,vader,tcp \
        --mca mpi_yield_when_idle 1 -np "$np" "$@")
