@@ -145,10 +145,10 @@ int main(int argc, char **argv) {
     }
     if (rank == 0)
       std::printf(
-          "logreg: %d ranks (%d workers, %d servers), %s, %d epochs, batch %d, lr %g, "
+          "logreg: %d ranks (%d workers, %d server%s), %s, %d epochs, batch %d, lr %g, "
           "%d train / %d test images\n",
-          size, ctx.workers(), ctx.servers(), ctx.policy().name().c_str(), epochs, batch, lr,
-          train.n, test.n);
+          size, ctx.workers(), ctx.servers(), ctx.servers() == 1 ? "" : "s",
+          ctx.policy().name().c_str(), epochs, batch, lr, train.n, test.n);
     std::fflush(stdout);
 
     examples::Straggler slow(rank == straggler, sfactor, sdelay);

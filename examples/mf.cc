@@ -158,10 +158,11 @@ int main(int argc, char **argv) {
     auto stats = ctx.table<double>("stats", epochs, 2);  // per epoch: squared error, count
     if (rank == 0)
       std::printf(
-          "mf: %d ranks (%d workers, %d servers), %s; %d users x %d items, %zu train / %zu test "
+          "mf: %d ranks (%d workers, %d server%s), %s; %d users x %d items, %zu train / %zu test "
           "ratings (generated: true rank %d, noise %g); rank %d, %d epochs\n",
-          size, ctx.workers(), ctx.servers(), ctx.policy().name().c_str(), users, items,
-          d.item.size(), d.titem.size(), true_rank, noise, rank_k, epochs);
+          size, ctx.workers(), ctx.servers(), ctx.servers() == 1 ? "" : "s",
+          ctx.policy().name().c_str(), users, items, d.item.size(), d.titem.size(), true_rank,
+          noise, rank_k, epochs);
     std::fflush(stdout);
     examples::Straggler slow(rank == straggler, sfactor, sdelay);
     ssp::Job job;
