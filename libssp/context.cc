@@ -994,6 +994,9 @@ Context::Context(MPI_Comm comm, const Options &options) : impl_(std::make_unique
 
 Context::~Context() {
   if (!impl_) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;  // the application finalized MPI first: nothing can be sent any more
   try {
     if (!impl_->finished && std::uncaught_exceptions() == 0) finish();
   } catch (const std::exception &e) {
@@ -1003,7 +1006,11 @@ Context::~Context() {
   int fin = 0;
   MPI_Finalized(&fin);
   if (!fin) {
-    I.tx.drain();
+    try {
+      I.tx.drain();
+    } catch (const std::exception &e) {
+      autotune::log(autotune::LogLevel::error, std::string("ssp: ") + e.what());
+    }
     if (I.wcomm != MPI_COMM_NULL) MPI_Comm_free(&I.wcomm);
     if (I.comm != MPI_COMM_NULL) MPI_Comm_free(&I.comm);
     if (I.we_initialized) MPI_Finalize();
