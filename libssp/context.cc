@@ -1263,6 +1263,18 @@ RunResult Context::run(const Job &job, const TaskFn &fn) {
     counts.back() = finished;
   }
   MPI_Bcast(counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, 0, I.comm);
+  double tstat[3] = {0, 0, 0};
+  if (I.rank == 0) {
+    std::uint64_t n = 0;
+    for (auto k : I.sched->tasks_by_worker()) n += k;
+    tstat[0] = n ? I.sched->task_s_sum() / static_cast<double>(n) : 0;
+    tstat[1] = I.sched->task_s_max();
+    tstat[2] = static_cast<double>(I.sched->sizer().next_units());
+  }
+  MPI_Bcast(tstat, 3, MPI_DOUBLE, 0, I.comm);
+  res.task_s_mean = tstat[0];
+  res.task_s_max = tstat[1];
+  res.task_units = static_cast<std::uint64_t>(tstat[2]);
   res.tasks_per_worker.assign(counts.begin(), counts.begin() + I.W);
   res.units_per_worker.assign(counts.begin() + I.W, counts.begin() + 2 * I.W);
   res.finished = counts.back() != 0;

@@ -152,6 +152,8 @@ void Scheduler::complete(int worker, std::int64_t task_id, double seconds, std::
   ex.busy = false;
   ex.state = std::move(state);
   sizer_.record(it->second.units, seconds);
+  task_s_sum_ += seconds;
+  task_s_max_ = std::max(task_s_max_, seconds);
   tasks_by_worker_[static_cast<std::size_t>(worker)] += 1;
   units_by_worker_[static_cast<std::size_t>(worker)] += it->second.units;
   flying_.erase(it);
@@ -163,6 +165,7 @@ void Scheduler::rebase(int workers, std::int64_t /*clock*/) {
   units_by_worker_.assign(static_cast<std::size_t>(workers), 0);
   issued_.clear();
   pause_ = -1;
+  task_s_sum_ = task_s_max_ = 0;
 }
 
 void Scheduler::retune(const SchedulerSpec &spec) {

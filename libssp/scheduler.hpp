@@ -104,6 +104,9 @@ class Scheduler {
   const std::vector<std::uint64_t> &tasks_by_worker() const { return tasks_by_worker_; }
   const std::vector<std::uint64_t> &units_by_worker() const { return units_by_worker_; }
   std::uint64_t shard_begin(int e) const;
+  // Durations of the micro-tasks completed since construction or the last rebase().
+  double task_s_sum() const { return task_s_sum_; }
+  double task_s_max() const { return task_s_max_; }
 
   // Worker count of a resumed job (e.g. after a restore on another number of ranks), and the
   // clock everyone resumes at; per-worker counters restart at 0.  Requires in_flight() == 0.
@@ -142,6 +145,7 @@ class Scheduler {
   std::uint64_t units_left_ = 0;
   std::int64_t next_id_ = 0;
   std::int64_t pause_ = -1;
+  double task_s_sum_ = 0, task_s_max_ = 0;
 };
 
 // Validates the user-facing Job fields that the scheduler uses; Error(invalid_argument) naming

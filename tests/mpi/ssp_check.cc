@@ -175,14 +175,17 @@ int tasks_mode() {
     if (i > 0) others_min = std::min(others_min, res.tasks_per_worker[i]);
   }
   const bool fewer = res.tasks_per_worker[0] < others_min;
-  ok = ok && fewer && total_units == 6000;
+  const bool short_tasks = res.task_s_max > 0 && res.task_s_max < 1.0;
+  ok = ok && fewer && total_units == 6000 && short_tasks;
   if (g_rank == 0) {
     std::string counts;
     for (std::size_t i = 0; i < res.tasks_per_worker.size(); ++i)
       counts += (i ? "," : "") + std::to_string(res.tasks_per_worker[i]);
     std::printf(
-        "%s micro-tasks per worker (worker 0 slowed 3x): %s; units processed %.0f of 6000\n",
-        ok ? "ok" : "FAIL", counts.c_str(), units);
+        "%s micro-tasks per worker (worker 0 slowed 3x): %s; units processed %.0f of 6000; "
+        "micro-task duration mean %.1f ms, max %.1f ms (target 20 ms); next size %llu units\n",
+        ok ? "ok" : "FAIL", counts.c_str(), units, 1000 * res.task_s_mean, 1000 * res.task_s_max,
+        static_cast<unsigned long long>(res.task_units));
   }
   return all_ok(MPI_COMM_WORLD, ok);
 }

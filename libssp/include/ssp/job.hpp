@@ -97,6 +97,9 @@ struct RunResult {
   std::vector<std::uint64_t> tasks_per_worker;
   std::vector<std::uint64_t> units_per_worker;
   std::uint64_t checkpoints = 0;  // checkpoints written during this run
+  double task_s_mean = 0;         // measured micro-task durations (every worker, this run)
+  double task_s_max = 0;
+  std::uint64_t task_units = 0;  // the size the scheduler would give the next micro-task
 };
 
 }  // namespace ssp
