@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include <time.h>
+#include <mpi.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -28,7 +29,18 @@ void Flags::add(const std::string &name, const std::string &value_name, std::str
 }
 
 void Flags::fail(const std::string &msg) const {
-  if (launcher_rank() == 0) std::fprintf(stderr, "%s: %s\n", prog_.c_str(), msg.c_str());
+  // Every rank gets here with the same flags.  Rank 0 prints before any rank exits (a launcher
+  // kills the others when the first one exits with an error, maybe before rank 0 printed).
+  int inited = 0, rank = launcher_rank();
+  MPI_Initialized(&inited);
+  if (!inited) MPI_Init(nullptr, nullptr);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    std::fprintf(stderr, "%s: %s\n", prog_.c_str(), msg.c_str());
+    std::fflush(stderr);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
   std::exit(2);
 }
 

@@ -21,14 +21,15 @@ class Flags {
   Flags(std::string prog, std::string usage) : prog_(std::move(prog)), usage_(std::move(usage)) {}
   void add(const std::string &name, const std::string &value_name, std::string def,
            const std::string &help);
-  // Parses argv; on --help prints the help (rank 0) and exits 0; on a bad flag prints one line
-  // (rank 0) and exits 2 on every rank.
+  // Parses argv (before MPI_Init); on --help prints the help (rank 0) and exits 0; on a bad flag
+  // prints one line (rank 0) and exits 2 on every rank.
   void parse(int argc, char **argv);
   std::string str(const std::string &name) const;
   long long integer(const std::string &name, long long lo, long long hi) const;
   double real(const std::string &name, double lo, double hi) const;
   bool given(const std::string &name) const;
-  // The message of an invalid value: prints it (rank 0), exits 2.
+  // The message of an invalid value: rank 0 prints it, then every rank (all with the same flags)
+  // initializes MPI if needed, waits for the others, finalizes and exits with status 2.
   [[noreturn]] void fail(const std::string &msg) const;
 
  private:

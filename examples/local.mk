@@ -2,8 +2,8 @@
 # MPI_Allreduce version of the logistic regression they are compared with.
 noinst_LTLIBRARIES += examples/libexamples.la
 examples_libexamples_la_SOURCES = examples/common.cc examples/common.hpp
-examples_libexamples_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(ZLIB_CFLAGS)
-examples_libexamples_la_LIBADD = $(ZLIB_LIBS)
+examples_libexamples_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(ZLIB_CFLAGS) $(MPI_CPPFLAGS)
+examples_libexamples_la_LIBADD = $(ZLIB_LIBS) $(MPI_LIBS)
 
 EXAMPLE_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
 
