@@ -1,1 +1,8 @@
-# bench: benchmark programs (built with `make bench', never part of `make check').
+# bench: benchmark programs (built with `make', never part of `make check' or scripts/test).
+# bench/ssp_straggler.sh runs the logistic-regression comparisons (examples/logreg against
+# examples/logreg_allreduce); bench/ssp_ps_bench measures get/inc throughput per server rank.
+noinst_PROGRAMS += bench/ssp_ps_bench
+bench_ssp_ps_bench_SOURCES = bench/ssp_ps_bench.cc
+bench_ssp_ps_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
+bench_ssp_ps_bench_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
+EXTRA_DIST += bench/ssp_straggler.sh bench/README.md

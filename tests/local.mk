@@ -9,3 +9,10 @@ noinst_PROGRAMS += tests/mpi/allreduce_hosts
 tests_mpi_allreduce_hosts_SOURCES = tests/mpi/allreduce_hosts.cc
 tests_mpi_allreduce_hosts_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 tests_mpi_allreduce_hosts_LDADD = $(MPI_LIBS)
+
+# libssp under real MPI ranks: run by tests/mpi/ssp.test.
+noinst_PROGRAMS += tests/mpi/ssp_check
+tests_mpi_ssp_check_SOURCES = tests/mpi/ssp_check.cc
+tests_mpi_ssp_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
+tests_mpi_ssp_check_LDADD = libssp/libssp.la $(MPI_LIBS)
+EXTRA_DIST += tests/mpi/ssp.test tests/mpi/ssp_examples.test

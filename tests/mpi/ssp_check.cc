@@ -1,0 +1,349 @@
+// Checks of libssp under real MPI ranks, one mode per invocation (run by tests/mpi/ssp.test):
+//
+//   ssp_check staleness S|asp [CLOCKS]  every read records, for every cell (worker w, clock k),
+//        whether worker w's update of clock k was seen; fails on any read that misses an update
+//        of a clock <= c-S-1, sees one of a clock > c+S, misses its own writes, or sees a value
+//        other than 0/1.  Also checks that sums of increments are exact after a final barrier.
+//   ssp_check badconfig servers|staleness|rows   a bad configuration: every rank must fail at
+//        construction with one clear line ("rank R: error: ...") and exit 3.
+//   ssp_check tasks        micro-task scheduling with worker 0 slowed 3x: it must run fewer
+//        micro-tasks than every other worker.
+//   ssp_check ckpt-save DIR CLOCK   train a linear model as a job, checkpoint at CLOCK and stop;
+//        prints the model's checksum.
+//   ssp_check ckpt-resume DIR       restore on this run's ranks, print the same checksum, train
+//        to the end, check every unit was processed exactly `epochs` times and the loss fell.
+// Rank 0 prints "ok ..." lines or "FAIL ..." lines; the exit status is 0 only when all passed.
+#include <ssp/ssp.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+int g_rank = 0;
+
+int all_ok(MPI_Comm comm, bool ok) {
+  int mine = ok ? 0 : 1, bad = 0;
+  MPI_Allreduce(&mine, &bad, 1, MPI_INT, MPI_MAX, comm);
+  return bad;
+}
+
+int staleness_mode(const std::string &arg, int clocks) {
+  ssp::Options o;
+  o.staleness = arg == "asp" ? ssp::kAsync : std::atoi(arg.c_str());
+  o.servers = 1;
+  o.logical_servers = 3;
+  ssp::Context ctx(MPI_COMM_WORLD, o);
+  const int W = ctx.workers();
+  auto log = ctx.table<std::int32_t>("log", W, clocks + 1);
+  auto sum = ctx.table<std::int64_t>("sum", 5, 3);
+  auto frac = ctx.table<double>("frac", 2, 2);
+  long reads = 0, violations = 0, max_lag = 0, max_ahead = 0;
+  std::string first_violation;
+  const bool asp = o.staleness == ssp::kAsync;
+  const long s = asp ? 0 : o.staleness;
+  if (ctx.is_worker()) {
+    const int me = ctx.worker_index();
+    std::mt19937 rng(1234u + static_cast<unsigned>(me));
+    std::vector<std::int32_t> m(static_cast<std::size_t>(W * (clocks + 1)));
+    auto violation = [&](const std::string &what) {
+      if (violations++ == 0) first_violation = what;
+    };
+    for (int c = 0; c < clocks; ++c) {
+      // worker 0 is slow, the others jitter: they drift apart as far as the policy lets them
+      usleep(me == 0 ? 4000 : static_cast<useconds_t>(rng() % 1000));
+      log.get_rows(0, W, m.data());
+      ++reads;
+      for (int w = 0; w < W; ++w) {
+        long seen_upto = -1;  // every update of clocks <= seen_upto was seen
+        while (seen_upto + 1 <= clocks &&
+               m[static_cast<std::size_t>(w * (clocks + 1) + seen_upto + 1)] == 1)
+          ++seen_upto;
+        for (int k = 0; k <= clocks; ++k) {
+          const auto v = m[static_cast<std::size_t>(w * (clocks + 1) + k)];
+          const std::string at = "worker " + std::to_string(me) + " at clock " + std::to_string(c) +
+                                 " read cell (worker " + std::to_string(w) + ", clock " +
+                                 std::to_string(k) + ") = " + std::to_string(v);
+          if (v != 0 && v != 1) violation(at + ": not 0 or 1");
+          if (w == me && k < c && v != 1) violation(at + ": misses its own write");
+          if (w == me && k >= c && v != 0) violation(at + ": sees a write not made yet");
+          if (!asp && k <= c - s - 1 && v != 1)
+            violation(at + ": misses an update older than the staleness bound");
+          if (!asp && k > c + s && v != 0)
+            violation(at + ": sees an update from more than s clocks ahead");
+          if (v == 1 && k > c) max_ahead = std::max<long>(max_ahead, k - c);
+        }
+        if (w != me) max_lag = std::max<long>(max_lag, (c - 1) - seen_upto);
+      }
+      log.inc(me, c, 1);
+      // read-my-writes inside the clock
+      auto own = log.get(me);
+      if (own[static_cast<std::size_t>(c)] != 1)
+        violation("worker " + std::to_string(me) + " does not read its own write at clock " +
+                  std::to_string(c));
+      for (int r = 0; r < 5; ++r)
+        for (int col = 0; col < 3; ++col) sum.inc(r, col, me + 1);
+      frac.inc(1, 1, 0.25);
+      ctx.clock();
+    }
+  }
+  auto total = sum.pull_all();
+  auto f = frac.pull_all();
+  auto final_log = log.pull_all();
+  long want = 0;
+  for (int w = 0; w < W; ++w) want += static_cast<long>(w + 1) * clocks;
+  bool sums_ok = true;
+  for (auto v : total) sums_ok = sums_ok && v == want;
+  sums_ok = sums_ok && f[3] == 0.25 * clocks * W && f[0] == 0;
+  for (int w = 0; w < W; ++w)
+    for (int k = 0; k <= clocks; ++k)
+      sums_ok = sums_ok &&
+                final_log[static_cast<std::size_t>(w * (clocks + 1) + k)] == (k < clocks ? 1 : 0);
+  long tot[4] = {reads, violations, max_lag, max_ahead}, agg[4];
+  MPI_Reduce(tot, agg, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(tot + 2, agg + 2, 2, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (violations)
+    std::fprintf(stderr, "rank %d: first violation: %s\n", g_rank, first_violation.c_str());
+  const int bad = all_ok(MPI_COMM_WORLD, violations == 0 && sums_ok);
+  if (g_rank == 0) {
+    std::printf(
+        "%s staleness %s (%s): %ld reads by %d workers, %ld violations, max lag seen %ld, max lead "
+        "seen %ld\n",
+        agg[1] == 0 ? "ok" : "FAIL", arg.c_str(), ctx.policy().name().c_str(), agg[0], W, agg[1],
+        agg[2], agg[3]);
+    std::printf("%s sums exact after the final barrier: %s\n", sums_ok ? "ok" : "FAIL",
+                sums_ok ? "every cell as expected" : "a cell differs");
+  }
+  return bad;
+}
+
+int badconfig_mode(const std::string &what) {
+  MPI_Init(nullptr, nullptr);
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  try {
+    ssp::Options o;
+    o.servers = 1;
+    if (what == "servers") o.servers = size + 1;
+    if (what == "staleness") o.staleness = -1;
+    ssp::Context ctx(MPI_COMM_WORLD, o);
+    ctx.table<float>("w", what == "rows" ? 0 : 4, 4);
+    std::printf("rank %d: no error\n", g_rank);
+  } catch (const ssp::Error &e) {
+    std::printf("rank %d: error: %s\n", g_rank, e.what());
+    std::fflush(stdout);
+    MPI_Finalize();
+    return 3;
+  }
+  MPI_Finalize();
+  return 0;
+}
+
+int tasks_mode() {
+  ssp::Options o;
+  o.staleness = 2;
+  o.servers = 1;
+  ssp::Context ctx(MPI_COMM_WORLD, o);
+  auto w = ctx.table<double>("w", 4, 1);
+  ssp::Job job;
+  job.executors = 4 * ctx.workers();
+  job.units = 6000;
+  job.epochs = 1;
+  job.task_ms = 20;
+  job.initial_task_units = 40;
+  const bool slow = ctx.worker_index() == 0;
+  auto res = ctx.run(job, [&](ssp::Task &t) {
+    const double per_unit_us = slow ? 300 : 100;  // worker 0 is 3x slower
+    usleep(static_cast<useconds_t>(per_unit_us * static_cast<double>(t.end - t.begin)));
+    w.inc(t.executor % 4, 0, static_cast<double>(t.end - t.begin));
+  });
+  auto m = w.pull_all();
+  double units = 0;
+  for (double v : m) units += v;
+  bool ok = res.finished && units == 6000;
+  std::uint64_t others_min = ~0ull, total_units = 0;
+  for (std::size_t i = 0; i < res.tasks_per_worker.size(); ++i) {
+    total_units += res.units_per_worker[i];
+    if (i > 0) others_min = std::min(others_min, res.tasks_per_worker[i]);
+  }
+  const bool fewer = res.tasks_per_worker[0] < others_min;
+  const bool short_tasks = res.task_s_max > 0 && res.task_s_max < 1.0;
+  ok = ok && fewer && total_units == 6000 && short_tasks;
+  if (g_rank == 0) {
+    std::string counts;
+    for (std::size_t i = 0; i < res.tasks_per_worker.size(); ++i)
+      counts += (i ? "," : "") + std::to_string(res.tasks_per_worker[i]);
+    std::printf(
+        "%s micro-tasks per worker (worker 0 slowed 3x): %s; units processed %.0f of 6000; "
+        "micro-task duration mean %.1f ms, max %.1f ms (target 20 ms); next size %llu units\n",
+        ok ? "ok" : "FAIL", counts.c_str(), units, 1000 * res.task_s_mean, 1000 * res.task_s_max,
+        static_cast<unsigned long long>(res.task_units));
+  }
+  return all_ok(MPI_COMM_WORLD, ok);
+}
+
+// A linear model y = x . w* fitted by SGD; sample i's features are a fixed function of i.
+constexpr int kDim = 16;
+constexpr std::uint64_t kUnits = 1200;
+constexpr int kEpochs = 3;
+
+void features(std::uint64_t i, double *x) {
+  for (int d = 0; d < kDim; ++d) x[d] = std::sin(0.37 * static_cast<double>(i) * (d + 1) + d);
+}
+double target(const double *x) {
+  double y = 0;
+  for (int d = 0; d < kDim; ++d) y += x[d] * (0.5 - 0.06 * d);
+  return y;
+}
+double loss_of(const std::vector<double> &w) {
+  double l = 0, x[kDim];
+  for (std::uint64_t i = 0; i < kUnits; ++i) {
+    features(i, x);
+    double p = 0;
+    for (int d = 0; d < kDim; ++d) p += x[d] * w[static_cast<std::size_t>(d)];
+    l += 0.5 * (p - target(x)) * (p - target(x));
+  }
+  return l / kUnits;
+}
+std::string checksum(const std::vector<double> &w, const std::vector<std::int64_t> &v) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const void *p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+      h = (h ^ static_cast<const unsigned char *>(p)[i]) * 1099511628211ull;
+  };
+  mix(w.data(), w.size() * sizeof(double));
+  mix(v.data(), v.size() * sizeof(std::int64_t));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+int ckpt_mode(bool save, const std::string &dir, std::int64_t stop) {
+  ssp::Options o;
+  o.staleness = 1;
+  o.logical_servers = 8;
+  ssp::Context ctx(MPI_COMM_WORLD, o);
+  auto w = ctx.table<double>("w", kDim, 1);
+  auto visits = ctx.table<std::int64_t>("visits", static_cast<std::int64_t>(kUnits), 1);
+  ssp::DirectorySnapshotStore store(dir);
+  ssp::Job job;
+  job.executors = 12;
+  job.units = kUnits;
+  job.epochs = kEpochs;
+  job.task_ms = 5;
+  job.initial_task_units = 8;
+  job.max_task_units = 40;
+  if (save) {
+    job.checkpoint_store = &store;
+    job.checkpoint_every = static_cast<int>(stop);
+    job.stop_at_clock = stop;
+  }
+  auto fn = [&](ssp::Task &t) {
+    std::vector<double> m(kDim);
+    double x[kDim];
+    auto seen = t.state_as<std::uint64_t>(0);
+    for (std::uint64_t i = t.begin; i < t.end; ++i) {
+      w.get_rows(0, kDim, m.data());
+      features(i, x);
+      double p = 0;
+      for (int d = 0; d < kDim; ++d) p += x[d] * m[static_cast<std::size_t>(d)];
+      const double g = p - target(x);
+      for (int d = 0; d < kDim; ++d) w.inc(d, 0, -0.02 * g * x[d]);
+      visits.inc(static_cast<std::int64_t>(i), 0, 1);
+      ++seen;
+    }
+    t.set_state(seen);
+  };
+  int bad = 0;
+  if (save) {
+    auto res = ctx.run(job, fn);
+    auto m = w.pull_all();
+    auto v = visits.pull_all();
+    std::int64_t n = 0;
+    for (auto x : v) n += x;
+    bool ok = !res.finished && res.checkpoints == 1 && n > 0 &&
+              n < static_cast<std::int64_t>(kUnits * kEpochs);
+    // A collective checkpoint of the suspended job, restored in place, gives the same tables.
+    ssp::DirectorySnapshotStore again(dir + "/again");
+    const std::string id = ctx.checkpoint(again);
+    auto info = ctx.restore(again);
+    const bool same = checksum(w.pull_all(), visits.pull_all()) == checksum(m, v);
+    if (g_rank == 0)
+      std::printf(
+          "%s collective checkpoint %s of the suspended job restored in place: %s, job kept: %s\n",
+          same && info.has_job && info.id == id ? "ok" : "FAIL", id.c_str(),
+          same ? "same model" : "DIFFERENT MODEL", info.has_job ? "yes" : "no");
+    ok = ok && same && info.has_job && info.id == id;
+    if (g_rank == 0)
+      std::printf(
+          "%s checkpoint at clock %lld on %d ranks (%d workers, %d servers): model=%s visits=%lld "
+          "loss=%.6f\n",
+          ok ? "ok" : "FAIL", static_cast<long long>(stop), ctx.size(), ctx.workers(),
+          ctx.servers(), checksum(m, v).c_str(), static_cast<long long>(n), loss_of(m));
+    bad = all_ok(MPI_COMM_WORLD, ok);
+  } else {
+    auto info = ctx.restore(store);
+    auto m0 = w.pull_all();
+    auto v0 = visits.pull_all();
+    std::int64_t n0 = 0;
+    for (auto x : v0) n0 += x;
+    if (g_rank == 0)
+      std::printf(
+          "restored %s (clock %lld, taken with %d workers and %d servers) on %d ranks (%d workers, "
+          "%d servers): model=%s visits=%lld loss=%.6f\n",
+          info.id.c_str(), static_cast<long long>(info.clock), info.workers, info.servers,
+          ctx.size(), ctx.workers(), ctx.servers(), checksum(m0, v0).c_str(),
+          static_cast<long long>(n0), loss_of(m0));
+    auto res = ctx.run(job, fn);
+    auto m = w.pull_all();
+    auto v = visits.pull_all();
+    bool exact = true;
+    for (auto x : v) exact = exact && x == kEpochs;
+    const double l0 = loss_of(m0), l1 = loss_of(m);
+    const bool ok = res.finished && exact && l1 < l0 && info.has_job;
+    if (g_rank == 0)
+      std::printf(
+          "%s resumed to the end: finished=%d every unit processed exactly %d times=%s loss %.6f "
+          "-> %.6f\n",
+          ok ? "ok" : "FAIL", res.finished ? 1 : 0, kEpochs, exact ? "yes" : "no", l0, l1);
+    bad = all_ok(MPI_COMM_WORLD, ok);
+  }
+  return bad;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "badconfig" && argc > 2) return badconfig_mode(argv[2]);
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  int bad = 2;
+  try {
+    if (mode == "staleness" && argc > 2)
+      bad = staleness_mode(argv[2], argc > 3 ? std::atoi(argv[3]) : 30);
+    else if (mode == "tasks")
+      bad = tasks_mode();
+    else if (mode == "ckpt-save" && argc > 3)
+      bad = ckpt_mode(true, argv[2], std::atoll(argv[3]));
+    else if (mode == "ckpt-resume" && argc > 2)
+      bad = ckpt_mode(false, argv[2], -1);
+    else if (g_rank == 0)
+      std::fprintf(stderr,
+                   "usage: ssp_check staleness S|asp [CLOCKS] | badconfig servers|staleness|rows | "
+                   "tasks | ckpt-save DIR CLOCK | ckpt-resume DIR\n");
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "rank %d: error: %s\n", g_rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return bad;
+}
