@@ -1,1 +1,3 @@
 # tools: autotune, autotune-run, autotune-bb.
+
+include tools/bb.mk

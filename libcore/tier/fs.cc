@@ -128,9 +128,15 @@ void make_dirs(const std::string &path, mode_t mode) {
     if (!S_ISDIR(st.st_mode)) throw_invalid(path + ": exists and is not a directory");
     return;
   }
+  if (errno != ENOENT) throw_errno(path, errno);
   const size_t slash = path.find_last_of('/');
   if (slash != std::string::npos && slash > 0) make_dirs(path.substr(0, slash), mode);
-  if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST) throw_errno(path + ": mkdir", errno);
+  if (::mkdir(path.c_str(), mode) != 0) {
+    if (errno == EEXIST) return;
+    throw_errno(path + ": mkdir", errno);
+  }
+  // Exactly `mode`, whatever the umask.
+  if (::chmod(path.c_str(), mode) != 0) throw_errno(path + ": chmod", errno);
 }
 
 void write_file_atomic(const std::string &path, const std::string &data, mode_t mode) {
@@ -140,6 +146,7 @@ void write_file_atomic(const std::string &path, const std::string &data, mode_t 
   {
     Fd fd = open_file(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
     try {
+      if (::fchmod(fd.get(), mode) != 0) throw_errno(tmp + ": chmod", errno);
       write_all(fd.get(), data.data(), data.size(), tmp);
       fsync_fd(fd.get(), tmp);
     } catch (...) {
