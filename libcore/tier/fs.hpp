@@ -58,7 +58,8 @@ std::string read_small_file(int fd, const std::string &what, std::size_t max = 1
 void fsync_fd(int fd, const std::string &what);
 void fsync_dir(const std::string &dir);
 
-// mkdir -p with `mode` for the directories it creates; an existing non-directory is an error.
+// mkdir -p with exactly `mode` (whatever the umask) for the directories it creates; existing
+// directories are left as they are; an existing non-directory is an error.
 void make_dirs(const std::string &path, mode_t mode);
 
 // Write `data` to `path` durably and atomically: a temporary file beside it, fsync, rename, fsync
