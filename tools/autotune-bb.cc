@@ -431,8 +431,9 @@ int cmd_pools(const Args &a) {
   JobBuffers jb(c);  // refuses a configuration without tiers
   std::uint64_t total = 0;
   for (const auto &t : c.tier.tiers) total += t.capacity;
+  // Slurm counts a pool in units of its granularity (1M): quantity * granularity bytes.
   std::printf("{\"pools\":[{\"id\":\"autotune\",\"quantity\":%" PRIu64 ",\"granularity\":%d}]}\n",
-              total, 1 << 20);
+              total >> 20, 1 << 20);
   return 0;
 }
 
