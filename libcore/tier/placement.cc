@@ -45,37 +45,36 @@ std::vector<std::uint64_t> plan_placement(Placement policy, std::uint64_t size,
   if (policy == Placement::fill_fastest || size < 2 * std::max<std::uint64_t>(min_part, 1))
     return fill(size, tiers, shares);
 
-  // Water-filling in real numbers.
-  std::vector<double> ideal(n, 0);
-  std::vector<bool> capped(n, false);
-  double left = static_cast<double>(size);
-  for (;;) {
-    double bw = 0;
-    for (size_t i = 0; i < n; ++i)
-      if (!capped[i] && tiers[i].free > 0) bw += tiers[i].bandwidth;
-    if (bw <= 0) break;
-    for (size_t i = 0; i < n; ++i)
-      if (!capped[i] && tiers[i].free > 0) ideal[i] = left * tiers[i].bandwidth / bw;
-    // Cap every tier whose share exceeds its room, then re-split what is left among the rest.
-    bool changed = false;
+  // The finish time T at which the tiers together take the object: tier i, started at once and
+  // busy for T, writes min(free_i, max(0, bw_i * (T - latency_i))) bytes.  That total grows
+  // with T, so T is found by bisection; with no latency this is water-filling.
+  std::uint64_t room = 0;
+  for (const auto &t : tiers) room += t.free;
+  if (room < size) return {};
+  auto taken = [&](double T, std::vector<double> *out) {
+    double sum = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (capped[i] || tiers[i].free == 0) continue;
-      if (ideal[i] > static_cast<double>(tiers[i].free)) {
-        ideal[i] = static_cast<double>(tiers[i].free);
-        capped[i] = true;
-        changed = true;
-      }
+      const double x = std::min(static_cast<double>(tiers[i].free),
+                                std::max(0.0, tiers[i].bandwidth * (T - tiers[i].latency)));
+      if (out) (*out)[i] = x;
+      sum += x;
     }
-    if (!changed) break;
-    left = static_cast<double>(size);
-    for (size_t i = 0; i < n; ++i)
-      if (capped[i]) left -= ideal[i];
-    if (left <= 0) {
-      for (size_t i = 0; i < n; ++i)
-        if (!capped[i]) ideal[i] = 0;
-      break;
-    }
+    return sum;
+  };
+  double lo = 0, hi = 0, min_bw = 0;
+  for (const auto &t : tiers) {
+    hi = std::max(hi, t.latency);
+    if (t.free > 0 && t.bandwidth > 0)
+      min_bw = min_bw == 0 ? t.bandwidth : std::min(min_bw, t.bandwidth);
   }
+  if (min_bw <= 0) return fill(size, tiers, shares);
+  hi += static_cast<double>(size) / min_bw;
+  for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; ++it) {
+    const double mid = (lo + hi) / 2;
+    (taken(mid, nullptr) >= static_cast<double>(size) ? hi : lo) = mid;
+  }
+  std::vector<double> ideal(n, 0);
+  taken(hi, &ideal);
   for (size_t i = 0; i < n; ++i) {
     std::uint64_t s = static_cast<std::uint64_t>(std::floor(ideal[i]));
     s = std::min(s, size);

@@ -52,6 +52,7 @@ using tierfs::join;
 namespace {
 
 constexpr std::size_t kChunk = 1 << 20;             // copy + hash step
+constexpr std::uint64_t kFlushStep = 8ull << 20;    // disk: write-back started every 8 MiB
 constexpr std::uint64_t kProbeBytes = 16ull << 20;  // bandwidth probe
 constexpr std::uint64_t kLearnMin = 4ull << 20;     // pieces that refine a measured bandwidth
 constexpr double kLearnWeight = 0.3;
@@ -173,6 +174,7 @@ struct TierStore::Impl {
     std::string data_dir;          // disk
     std::unique_ptr<PmemMap> map;  // pmem
     double bandwidth = 0;          // guarded by mu
+    double latency = 0;            // seconds a piece costs whatever its size (measured tiers)
     bool measured = false;
     std::string media;  // filled lazily by usage()
   };
@@ -255,7 +257,7 @@ struct TierStore::Impl {
 
   // -- bandwidth ------------------------------------------------------------------------------
   void load_bandwidths();
-  double probe(const Tier &t);
+  void probe(Tier &t);
   void save_bandwidths();
 };
 
@@ -353,34 +355,42 @@ TierStore::Impl::Impl(TierStoreOptions o) : opt(std::move(o)) {
 }
 
 void TierStore::Impl::load_bandwidths() {
-  std::map<std::string, double> cached;
+  // "<tier> <bytes per second> <seconds per piece>" lines.
+  std::map<std::string, std::pair<double, double>> cached;
   if (Fd fd = tierfs::open_if_exists(bw_path, O_RDONLY)) {
     std::istringstream in(tierfs::read_small_file(fd.get(), bw_path));
-    std::string name;
-    double v;
-    while (in >> name >> v)
-      if (v > 0 && std::isfinite(v)) cached[name] = v;
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream f(line);
+      std::string name;
+      double v = 0, l = 0;
+      if (f >> name >> v >> l && v > 0 && std::isfinite(v) && l >= 0 && l < 10)
+        cached[name] = {v, l};
+    }
   }
   bool probed = false;
   for (auto &t : tiers) {
     if (!t.measured) continue;
     auto it = cached.find(t.spec.name);
     if (it != cached.end()) {
-      t.bandwidth = it->second;
+      t.bandwidth = it->second.first;
+      t.latency = it->second.second;
     } else {
-      t.bandwidth = probe(t);
+      probe(t);
       probed = true;
     }
   }
   if (probed) save_bandwidths();
 }
 
-double TierStore::Impl::probe(const Tier &t) {
+// Bandwidth: one timed durable write of kProbeBytes (after a first pass that takes the page
+// faults); latency: the best of three durable writes of one page.
+void TierStore::Impl::probe(Tier &t) {
   const std::uint64_t n = std::min<std::uint64_t>(kProbeBytes, t.spec.capacity / 4);
   std::vector<unsigned char> buf(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<unsigned char>(i * 131 + 7);
   const std::string path = join(t.spec.path, ".probe." + std::to_string(::getpid()));
-  double secs = 0;
+  double secs = 0, lat = 1e9;
   try {
     Fd fd = tierfs::open_file(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
     if (t.spec.kind == TierKind::pmem) {
@@ -396,21 +406,43 @@ double TierStore::Impl::probe(const Tier &t) {
       m.persist_copied(0, buf.size());
       m.drain();
       secs = seconds_since(t0);
+      for (int i = 0; i < 3; ++i) {
+        const auto t1 = std::chrono::steady_clock::now();
+        m.copy_in(0, buf.data(), kTierPage);
+        m.persist_copied(0, kTierPage);
+        m.drain();
+        lat = std::min(lat, seconds_since(t1));
+      }
     } else {
       const auto t0 = std::chrono::steady_clock::now();
       tierfs::write_all(fd.get(), buf.data(), buf.size(), path);
       tierfs::fsync_fd(fd.get(), path);
       secs = seconds_since(t0);
+      // What a disk piece costs whatever its size: create, write, fsync, fsync the directory.
+      for (int i = 0; i < 3; ++i) {
+        const std::string f = path + "." + std::to_string(i);
+        const auto t1 = std::chrono::steady_clock::now();
+        {
+          Fd pf = tierfs::open_file(f, O_WRONLY | O_CREAT | O_EXCL, 0600);
+          tierfs::write_all(pf.get(), buf.data(), kTierPage, f);
+          tierfs::fsync_fd(pf.get(), f);
+        }
+        tierfs::fsync_dir(t.spec.path);
+        lat = std::min(lat, seconds_since(t1));
+        ::unlink(f.c_str());
+      }
     }
   } catch (...) {
     ::unlink(path.c_str());
     throw;
   }
   ::unlink(path.c_str());
-  const double bw = static_cast<double>(n) / std::max(secs, 1e-6);
+  t.latency = lat;
+  t.bandwidth = static_cast<double>(n) / std::max(secs - lat, 1e-6);
   log(LogLevel::verbose, "tier '" + t.spec.name + "': measured " +
-                             format_size(static_cast<std::uint64_t>(bw) / (1 << 20) << 20) + "/s");
-  return bw;
+                             std::to_string(static_cast<std::uint64_t>(t.bandwidth) >> 20) +
+                             " MiB/s and " + std::to_string(static_cast<long>(lat * 1e6)) +
+                             " us per piece");
 }
 
 void TierStore::Impl::save_bandwidths() {
@@ -420,7 +452,8 @@ void TierStore::Impl::save_bandwidths() {
     std::lock_guard<std::mutex> g(mu);
     for (const auto &t : tiers)
       if (t.measured)
-        s += t.spec.name + " " + std::to_string(static_cast<std::uint64_t>(t.bandwidth)) + "\n";
+        s += t.spec.name + " " + std::to_string(static_cast<std::uint64_t>(t.bandwidth)) + " " +
+             std::to_string(t.latency) + "\n";
   }
   try {
     tierfs::write_file_atomic(bw_path, s, 0600);
@@ -431,7 +464,7 @@ void TierStore::Impl::save_bandwidths() {
 
 void TierStore::Impl::learn(Tier &t, std::uint64_t bytes, double seconds) {
   if (!t.measured || bytes < kLearnMin || seconds <= 0) return;
-  const double obs = static_cast<double>(bytes) / seconds;
+  const double obs = static_cast<double>(bytes) / std::max(seconds - t.latency, seconds / 2);
   bool save = false;
   {
     std::lock_guard<std::mutex> g(mu);
@@ -577,6 +610,7 @@ std::vector<TierRoom> TierStore::Impl::rooms(const Scan &s) {
   std::lock_guard<std::mutex> g(mu);
   for (size_t i = 0; i < tiers.size(); ++i) {
     out[i].bandwidth = std::max(tiers[i].bandwidth, 1.0);
+    out[i].latency = tiers[i].latency;
     if (tiers[i].spec.kind == TierKind::pmem) {
       std::uint64_t f = 0;
       for (const auto &gap : pmem_gaps(s, i)) f += gap.len;
@@ -681,11 +715,18 @@ std::uint64_t TierStore::Impl::write_piece(Tier &t, const PieceRecord &p,
   } else {
     const std::string path = join(t.data_dir, p.file);
     Fd fd = tierfs::open_file(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    std::uint64_t at = 0;
+    // Start the write-back of each written stretch at once (sync_file_range), so that the
+    // device works while the rest is copied and fsync has little left to wait for.
+    std::uint64_t at = 0, flushed = 0;
     for_each_chunk(segs, seg_offset, p.length, [&](const unsigned char *src, std::size_t n) {
       XXH3_64bits_update(&st, src, n);
       tierfs::pwrite_all(fd.get(), src, n, at, path);
       at += n;
+      if (at - flushed >= kFlushStep) {
+        ::sync_file_range(fd.get(), static_cast<off_t>(flushed), static_cast<off_t>(at - flushed),
+                          SYNC_FILE_RANGE_WRITE);
+        flushed = at;
+      }
     });
     tierfs::fsync_fd(fd.get(), path);
   }
@@ -989,10 +1030,10 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
         resv = tierfs::open_file(resv_path, O_RDWR | O_CREAT | O_EXCL, 0600);
         if (!FileLock::try_lock(resv.get(), FileLock::exclusive))
           throw Error(Errc::internal, resv_path + ": cannot lock a new reservation");
+        // No fsync: a reservation only matters while its writer lives (after a power loss
+        // every writer is gone and what it wrote is unreferenced, hence free).
         const std::string text = encode_record(rec);
         tierfs::write_all(resv.get(), text.data(), text.size(), resv_path);
-        tierfs::fsync_fd(resv.get(), resv_path);
-        tierfs::fsync_dir(pending_dir);
       }
     }
     hook("reserved");

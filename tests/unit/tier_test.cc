@@ -225,6 +225,20 @@ TEST(Placement, BandwidthProportionalFinishesTogether) {
   EXPECT_TRUE(plan_placement(Placement::bandwidth_proportional, 129 * MiB, r, MiB).empty());
 }
 
+TEST(Placement, BandwidthProportionalCountsEachTiersLatency) {
+  // pmem 3 GB/s, no latency; disk 1 GB/s, 10 ms per piece (its fsync).
+  std::vector<TierRoom> t = {{3e9, 1024 * MiB, 4096, 0}, {1e9, 1024 * MiB, 1, 0.010}};
+  // 8 MiB: pmem alone is done in 2.8 ms, before the disk's latency is over: no disk piece.
+  EXPECT_EQ(plan_placement(Placement::bandwidth_proportional, 8 * MiB, t, MiB),
+            (std::vector<std::uint64_t>{8 * MiB, 0}));
+  // 256 MiB: both finish together at T = (S + 1e9 * 0.01) / 4e9.
+  const double S = 256.0 * MiB, T = (S + 1e9 * 0.010) / 4e9;
+  auto s = plan_placement(Placement::bandwidth_proportional, 256 * MiB, t, MiB);
+  EXPECT_NEAR(static_cast<double>(s[0]), 3e9 * T, 8192);
+  EXPECT_NEAR(static_cast<double>(s[1]), 1e9 * (T - 0.010), 8192);
+  EXPECT_EQ(s[0] + s[1], 256 * MiB);
+}
+
 // ---- the store -------------------------------------------------------------------------------
 
 TEST_F(TierStoreTest, ZeroBytes) {
