@@ -1,1 +1,3 @@
 # bench: benchmark programs (built with `make bench', never part of `make check').
+
+include bench/tier.mk
