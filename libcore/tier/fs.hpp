@@ -88,6 +88,8 @@ class FileLock {
   FileLock &operator=(const FileLock &) = delete;
   // Non-blocking attempt; true when the lock was taken.
   static bool try_lock(int fd, Mode mode);
+  // Keep the lock after this object is gone (until the descriptor is closed).
+  void release() noexcept { fd_ = -1; }
 
  private:
   int fd_ = -1;

@@ -534,7 +534,9 @@ TierStore::Impl::Scan TierStore::Impl::scan(bool clean_dead) {
     const std::string path = join(pending_dir, name);
     Fd fd = tierfs::open_if_exists(path, O_RDWR);
     if (!fd) continue;
-    if (FileLock::try_lock(fd.get(), FileLock::exclusive)) {
+    // Without the store lock a writer may not have locked its new reservation yet: only a
+    // scan under the lock (clean_dead) can tell a dead writer's reservation from a live one.
+    if (clean_dead && FileLock::try_lock(fd.get(), FileLock::exclusive)) {
       // Its writer is gone (flock is released when a process dies).
       s.found_dead = true;
       if (clean_dead) ::unlink(path.c_str());
@@ -941,7 +943,7 @@ std::uint64_t TierStore::Impl::demote_locked(Scan &s, std::uint64_t want,
     for (const auto &p : r.pieces) on0 = on0 || p.tier == tiers[0].spec.name;
     if (!on0) continue;
     if (!demote_one(r, s.accessed[i], s)) continue;
-    s = scan(false);
+    s = scan(true);
     const std::uint64_t nf = free0();
     freed += nf > f ? nf - f : 0;
     f = nf;
@@ -1003,7 +1005,7 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
         const std::uint64_t want0 = ideal.empty() ? 0 : round_page(ideal[0]);
         if (want0 > room[0].free) {
           demote_locked(s, want0, key);
-          s = scan(false);
+          s = scan(true);
           room = rooms(s);
         }
       }
@@ -1028,8 +1030,9 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
       // Pieces in offset order are in tier order (fastest first).
       if (!rec.pieces.empty()) {
         resv = tierfs::open_file(resv_path, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (!FileLock::try_lock(resv.get(), FileLock::exclusive))
-          throw Error(Errc::internal, resv_path + ": cannot lock a new reservation");
+        // Blocking: a scan without the store lock (list) may hold it for a moment.  The lock
+        // lives as long as `resv` is open (it is released by the close, or by our death).
+        FileLock(resv.get(), FileLock::exclusive, resv_path).release();
         // No fsync: a reservation only matters while its writer lives (after a power loss
         // every writer is gone and what it wrote is unreferenced, hence free).
         const std::string text = encode_record(rec);
@@ -1203,7 +1206,7 @@ std::vector<TierUsage> TierStore::usage() {
   {
     Fd lfd = m.open_lock();
     FileLock lk(lfd.get(), FileLock::exclusive, m.lock_path);
-    s = m.scan(false);
+    s = m.scan(true);
   }
   Impl::Scan committed;
   committed.records = s.records;

@@ -487,6 +487,14 @@ TEST_F(TierStoreTest, ThreadsShareOneStore) {
   TierStore s(options(16 * MiB, 256 * MiB));
   std::vector<std::thread> ts;
   std::atomic<int> bad{0};
+  std::atomic<bool> done{false};
+  std::thread lister([&] {  // listing and usage while puts reserve and commit
+    while (!done) {
+      s.list();
+      for (const auto &u : s.usage())
+        if (u.used + u.in_flight > u.capacity) ++bad;
+    }
+  });
   for (int t = 0; t < 4; ++t)
     ts.emplace_back([&, t] {
       for (int i = 0; i < 6; ++i) {
@@ -497,6 +505,8 @@ TEST_F(TierStoreTest, ThreadsShareOneStore) {
       }
     });
   for (auto &t : ts) t.join();
+  done = true;
+  lister.join();
   EXPECT_EQ(bad.load(), 0);
   EXPECT_EQ(s.list().size(), 12u);
   EXPECT_TRUE(s.verify().empty());
