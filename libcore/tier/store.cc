@@ -732,7 +732,11 @@ std::uint64_t TierStore::Impl::write_piece(Tier &t, const PieceRecord &p,
     });
     tierfs::fsync_fd(fd.get(), path);
   }
-  learn(t, p.length, seconds_since(t0));
+  const double secs = seconds_since(t0);
+  if (log_enabled())
+    log(LogLevel::debug, "tier '" + t.spec.name + "': wrote " + std::to_string(p.length) +
+                             " bytes in " + std::to_string(secs) + " s");
+  learn(t, p.length, secs);
   return XXH3_64bits_digest(&st);
 }
 
