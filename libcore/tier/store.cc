@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -124,6 +125,33 @@ void run_tasks(std::vector<std::function<void()>> &tasks, bool parallel) {
 }
 
 std::string shown(const std::string &key) { return "'" + key + "'"; }
+
+// Opens once every disk piece has been copied (or has failed).
+struct Gate {
+  std::mutex m;
+  std::condition_variable cv;
+  int left = 0;
+  void wait() {
+    std::unique_lock<std::mutex> l(m);
+    cv.wait(l, [&] { return left <= 0; });
+  }
+  // Counts one piece down exactly once: when told, or at the end of its scope.
+  class Opener {
+   public:
+    explicit Opener(Gate &g) : g_(g) {}
+    ~Opener() { now(); }
+    void now() {
+      if (done_) return;
+      done_ = true;
+      std::lock_guard<std::mutex> l(g_.m);
+      if (--g_.left <= 0) g_.cv.notify_all();
+    }
+
+   private:
+    Gate &g_;
+    bool done_ = false;
+  };
+};
 
 }  // namespace
 
@@ -240,8 +268,10 @@ struct TierStore::Impl {
   std::string no_space_message(const std::string &key, std::uint64_t size, const Scan &s);
 
   // -- data ----------------------------------------------------------------------------------
+  // Writes and persists one piece; returns its XXH3-64.  `copied` (may be empty) is called once
+  // a disk piece's bytes are all handed to the kernel, before its fsync.
   std::uint64_t write_piece(Tier &t, const PieceRecord &p, const std::vector<ConstBytes> &segs,
-                            std::uint64_t seg_offset);
+                            std::uint64_t seg_offset, const std::function<void()> &copied = {});
   void read_piece(Tier &t, const PieceRecord &p, unsigned char *dst, const std::string &key);
   void learn(Tier &t, std::uint64_t bytes, double seconds);
 
@@ -685,7 +715,8 @@ ObjectInfo TierStore::Impl::info_of(const ObjectRecord &r, std::int64_t accessed
 
 std::uint64_t TierStore::Impl::write_piece(Tier &t, const PieceRecord &p,
                                            const std::vector<ConstBytes> &segs,
-                                           std::uint64_t seg_offset) {
+                                           std::uint64_t seg_offset,
+                                           const std::function<void()> &copied) {
   XXH3_state_t st;
   XXH3_64bits_reset(&st);
   const auto t0 = std::chrono::steady_clock::now();
@@ -730,6 +761,7 @@ std::uint64_t TierStore::Impl::write_piece(Tier &t, const PieceRecord &p,
         flushed = at;
       }
     });
+    if (copied) copied();
     tierfs::fsync_fd(fd.get(), path);
   }
   const double secs = seconds_since(t0);
@@ -1045,13 +1077,30 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
     }
     hook("reserved");
 
-    // 2. Write the pieces (unlocked), in parallel or one tier after the other.
+    // 2. Write the pieces (unlocked).  fill-fastest: one tier after the other.
+    // bandwidth-proportional: in parallel, one thread per piece; the memory-mapped (pmem)
+    // pieces start once the disk pieces' bytes are handed to the kernel, so that copying them
+    // overlaps the disks' wait for their device (the write-back and fsync) instead of competing
+    // with the disks' own copying for the same cores and memory bandwidth.
     std::vector<std::function<void()>> tasks;
+    Gate gate;
+    for (auto &p : rec.pieces)
+      if (!p.file.empty()) ++gate.left;
     for (auto &p : rec.pieces) {
       Tier &t = tier_of(p, key);
-      if (!p.file.empty()) created.push_back(join(t.data_dir, p.file));
-      tasks.push_back(
-          [&, pp = &p, tt = &t] { pp->hash = write_piece(*tt, *pp, segs, pp->offset); });
+      if (!p.file.empty()) {
+        created.push_back(join(t.data_dir, p.file));
+        tasks.push_back([&, pp = &p, tt = &t] {
+          Gate::Opener open(gate);
+          pp->hash = write_piece(*tt, *pp, segs, pp->offset, [&] { open.now(); });
+        });
+      } else {
+        const bool wait = policy == Placement::bandwidth_proportional;
+        tasks.push_back([&, pp = &p, tt = &t, wait] {
+          if (wait) gate.wait();
+          pp->hash = write_piece(*tt, *pp, segs, pp->offset);
+        });
+      }
     }
     run_tasks(tasks, policy == Placement::bandwidth_proportional);
     hook("written");

@@ -347,6 +347,23 @@ TEST_F(TierStoreTest, LargerThanBothTiersIsAClearErrorAndLeavesNothing) {
   EXPECT_EQ(s.get("full"), b);
 }
 
+TEST_F(TierStoreTest, AFailingPieceFailsThePutCleanly) {
+  TierStore s(options());
+  auto a = bytes(8 * MiB, 24);
+  // The disk piece cannot be created: the put fails (it must not wait forever for the disk
+  // piece before writing the pmem one), and leaves nothing behind.
+  ASSERT_EQ(::rename((disk + "/disk/data").c_str(), (disk + "/disk/data.away").c_str()), 0);
+  std::string msg;
+  EXPECT_EQ(code_of([&] { s.put("f", a.data(), a.size()); }, &msg), Errc::not_found);
+  EXPECT_NE(msg.find("/disk/data/"), std::string::npos) << msg;
+  ASSERT_EQ(::rename((disk + "/disk/data.away").c_str(), (disk + "/disk/data").c_str()), 0);
+  EXPECT_FALSE(s.exists("f"));
+  EXPECT_TRUE(tierfs::list_dir(disk + "/disk/meta/pending").empty());
+  for (const auto &u : s.usage()) EXPECT_EQ(u.used + u.in_flight, 0u) << u.name;
+  s.put("f", a.data(), a.size());
+  EXPECT_EQ(s.get("f"), a);
+}
+
 TEST_F(TierStoreTest, OverwriteRemoveListUsage) {
   TierStore s(options());
   auto a = bytes(4 * MiB, 11), b = bytes(6 * MiB, 12);

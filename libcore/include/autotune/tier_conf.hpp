@@ -30,7 +30,8 @@ enum class TierKind { pmem, disk };
 //    Hermes' data placement engine).
 //  bandwidth_proportional: each tier takes a share proportional to its bandwidth, capped by its
 //    free space (water-filling), so that all tiers finish together; pieces are written in
-//    parallel, one thread per tier.
+//    parallel, one thread per tier, the memory-mapped (pmem) piece being copied while the disk
+//    pieces wait for their device.
 enum class Placement { fill_fastest, bandwidth_proportional };
 
 const char *tier_kind_name(TierKind kind) noexcept;  // "pmem", "disk"
