@@ -1,6 +1,7 @@
 // The tier store: objects (a key and its bytes) split across persistent memory and disk.
 //
-// Link: libcore/libautotune_tier.la (with libautotune.la); it brings libpmem2 and libxxhash.
+// Link: libcore/libautotune_tier.la, then libcore/libautotune.la; they bring libpmem2, libxxhash
+// and hwloc.
 //
 // A store is a set of tiers (TierSpec: a directory on each medium, its capacity and bandwidth)
 // plus a metadata directory.  put() splits one object across the tiers by a placement policy
@@ -28,10 +29,14 @@
 // the object's record (key, size, pieces, XXH3-64 checksum of each piece, a checksum of the
 // record itself) written to a temporary file, fsync'd and renamed into <meta>/objects: the rename
 // is the commit.  A writer killed at any point leaves either the previous version of the object
-// or the new one, whole; space it had reserved is reclaimed by the next store that opens the
-// directory (a reservation is held under flock(2) by its writer, so a dead writer's is
-// recognised).  get() recomputes every piece's checksum and throws Error(corrupt) naming the key,
+// or the new one, whole; space it had reserved is reclaimed by the next put or the next store
+// that opens the directory (a reservation is held under flock(2) by its writer, so a dead
+// writer's is recognised).  get() recomputes every piece's checksum and throws Error(corrupt) naming the key,
 // the tier and the byte range on a mismatch.
+//
+// Several objects (e.g. the parts of a checkpoint) are not committed together: write the parts,
+// then a small manifest object naming them and their ObjectInfo::checksum, and trust the set only
+// through the manifest -- its put is atomic like any other.
 //
 // Demotion.  When a put needs more of the fastest tier than is free and TierStoreOptions::demotion
 // is set, the coldest objects (least recently read or written) have their pieces on that tier
