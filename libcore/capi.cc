@@ -22,6 +22,7 @@ int code_of(Errc c) {
     case Errc::permission: return AT_EPERM;
     case Errc::unsupported: return AT_EUNSUP;
     case Errc::internal: return AT_EINTERNAL;
+    case Errc::no_space: return AT_ENOSPC;
   }
   return AT_EINTERNAL;
 }

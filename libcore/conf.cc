@@ -147,6 +147,7 @@ Conf Conf::from_raw(RawConf raw, std::string path) {
   c.path = std::move(path);
   parse_core_section(raw, c.core);
   parse_tuner_section(raw, c.tuner);
+  parse_tier_section(raw, c.tier);
   raw.reject_unknown();
   return c;
 }

@@ -14,6 +14,7 @@ const char *errc_name(Errc c) noexcept {
     case Errc::permission: return "permission denied";
     case Errc::unsupported: return "unsupported";
     case Errc::internal: return "internal error";
+    case Errc::no_space: return "no space";
   }
   return "unknown error";
 }

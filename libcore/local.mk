@@ -54,3 +54,5 @@ tests_unit_store_stress_LDADD = libcore/libautotune.la
 noinst_PROGRAMS += tests/unit/store_fill
 tests_unit_store_fill_SOURCES = tests/unit/store_fill.cc
 tests_unit_store_fill_LDADD = libcore/libautotune.la
+
+include libcore/tier.mk

@@ -1,7 +1,7 @@
 # Tests of the build itself (make check) and the programs the MPI and integration tests run on
 # the local cluster (scripts/test).  Unit tests of each library are listed in its local.mk.
 TESTS += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh
-TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir); export top_builddir top_srcdir;
+TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) LUA=$(LUA); export top_builddir top_srcdir LUA;
 EXTRA_DIST += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/integration tests/mpi/run.test tests/run-integration
 
 # MPI test program: built with `make', run under srun and mpirun by tests/mpi/run.test.

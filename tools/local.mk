@@ -34,3 +34,5 @@ tools/ingest-hook: $(srcdir)/tools/ingest-hook.in Makefile
 	$(AM_V_GEN)mkdir -p tools && sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@pkglibexecdir[@]|$(pkglibexecdir)|g' \
 	  $(srcdir)/tools/ingest-hook.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 dist_man_MANS += man/autotune.1
+
+include tools/bb.mk

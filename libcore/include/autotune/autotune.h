@@ -26,7 +26,8 @@ enum {
   AT_EBUSY = -5,    /* a lock could not be taken in time */
   AT_EPERM = -6,    /* not allowed for this caller */
   AT_EUNSUP = -7,   /* not supported by this build or machine */
-  AT_EINTERNAL = -8 /* a bug: an invariant did not hold */
+  AT_EINTERNAL = -8, /* a bug: an invariant did not hold */
+  AT_ENOSPC = -9     /* a capacity (storage tier, buffer) is too small for the request */
 };
 
 /* Log levels passed to the sink. */

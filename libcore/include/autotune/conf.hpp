@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "autotune/tuner_conf.hpp"
+#include "autotune/tier_conf.hpp"
 
 namespace autotune {
 
@@ -68,6 +69,7 @@ struct Conf {
   std::string path;  // the file it was read from; empty for built-in defaults
   CoreConf core;
   TunerConf tuner;
+  TierConf tier;  // storage tiers (autotune/tier_conf.hpp)
 
   // Read and validate `path`.  Throws Error(not_found|io|invalid_argument).
   static Conf load(const std::string &path);

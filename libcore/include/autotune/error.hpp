@@ -20,6 +20,7 @@ enum class Errc {
   permission,            // the caller may not do this
   unsupported,           // a feature this build or this machine does not have
   internal,              // a broken invariant: a bug
+  no_space,              // a capacity (storage tier, buffer) is too small for the request
 };
 
 const char *errc_name(Errc c) noexcept;
