@@ -32,3 +32,5 @@ tests_unit_core_test_SOURCES = \
 tests_unit_core_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(GTEST_CFLAGS) $(GMOCK_CFLAGS)
 tests_unit_core_test_LDADD = libcore/libautotune.la $(GMOCK_LIBS) $(GTEST_LIBS)
 TESTS += tests/unit/core_test
+
+include libcore/engine.mk

@@ -1,0 +1,21 @@
+# libcore: the tuning engine (configuration space, Gaussian process, expected improvement,
+# stopping rules, the gamma objective, CSV tables and offline replay) and its unit tests.
+libcore_libautotune_la_SOURCES += \
+	libcore/include/autotune/candidates.hpp \
+	libcore/include/autotune/objective.hpp \
+	libcore/include/autotune/space.hpp \
+	libcore/candidates.cc \
+	libcore/objective.cc \
+	libcore/space.cc
+# Eigen's internal index checks slow the inner loops of the proposal step; the engine checks
+# its shapes at its own edges.
+libcore_libautotune_la_CPPFLAGS += -DEIGEN_NO_DEBUG
+
+# Unit tests of the engine (make check): one binary, well under a minute.
+check_PROGRAMS += tests/unit/engine_test
+tests_unit_engine_test_SOURCES = \
+	tests/unit/objective_test.cc \
+	tests/unit/space_test.cc
+tests_unit_engine_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(GTEST_CFLAGS)
+tests_unit_engine_test_LDADD = libcore/libautotune.la $(GTEST_LIBS)
+TESTS += tests/unit/engine_test
