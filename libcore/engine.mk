@@ -1,10 +1,15 @@
 # libcore: the tuning engine (configuration space, Gaussian process, expected improvement,
 # stopping rules, the gamma objective, CSV tables and offline replay) and its unit tests.
 libcore_libautotune_la_SOURCES += \
+	libcore/include/autotune/acquisition.hpp \
 	libcore/include/autotune/candidates.hpp \
+	libcore/include/autotune/gp.hpp \
 	libcore/include/autotune/objective.hpp \
+	libcore/include/autotune/rng.hpp \
 	libcore/include/autotune/space.hpp \
+	libcore/acquisition.cc \
 	libcore/candidates.cc \
+	libcore/gp.cc \
 	libcore/objective.cc \
 	libcore/space.cc
 # Eigen's internal index checks slow the inner loops of the proposal step; the engine checks
@@ -14,6 +19,8 @@ libcore_libautotune_la_CPPFLAGS += -DEIGEN_NO_DEBUG
 # Unit tests of the engine (make check): one binary, well under a minute.
 check_PROGRAMS += tests/unit/engine_test
 tests_unit_engine_test_SOURCES = \
+	tests/unit/acquisition_test.cc \
+	tests/unit/gp_test.cc \
 	tests/unit/objective_test.cc \
 	tests/unit/space_test.cc
 tests_unit_engine_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(GTEST_CFLAGS)
