@@ -146,6 +146,7 @@ Conf Conf::from_raw(RawConf raw, std::string path) {
   Conf c;
   c.path = std::move(path);
   parse_core_section(raw, c.core);
+  parse_engine_section(raw, c.engine);
   raw.reject_unknown();
   return c;
 }

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "autotune/engine_conf.hpp"
+
 namespace autotune {
 
 struct ConfToken {
@@ -65,6 +67,7 @@ struct CoreConf {
 struct Conf {
   std::string path;  // the file it was read from; empty for built-in defaults
   CoreConf core;
+  EngineConf engine;
 
   // Read and validate `path`.  Throws Error(not_found|io|invalid_argument).
   static Conf load(const std::string &path);
