@@ -1,1 +1,2 @@
 # tools: autotune, autotune-run, autotune-bb.
+include tools/autotune.mk
