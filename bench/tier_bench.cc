@@ -144,13 +144,13 @@ int main(int argc, char **argv) {
     std::fill(dst.begin(), dst.end(), 1);  // fault the pages in once
 
     struct Store {
-      Placement p;
+      PlacementPolicy p;
       std::unique_ptr<TierStore> s;
       std::string data;
     };
     std::vector<Store> stores;
-    for (Placement p : {Placement::fill_fastest, Placement::bandwidth_proportional}) {
-      const std::string name = p == Placement::fill_fastest ? "ff" : "bp";
+    for (PlacementPolicy p : {PlacementPolicy::fill_fastest, PlacementPolicy::bandwidth_proportional}) {
+      const std::string name = p == PlacementPolicy::fill_fastest ? "ff" : "bp";
       TierStoreOptions so;
       so.tiers = {{"pmem", TierKind::pmem, root_pmem + "/" + name, o.pmem_capacity, 0},
                   {"disk", TierKind::disk, root_disk + "/" + name, max_size + 64 * MiB, 0}};
@@ -220,7 +220,7 @@ int main(int argc, char **argv) {
         ::unlink(plain.c_str());
         for (int k = 0; k < 2; ++k) {
           Store &st = stores[static_cast<size_t>((k + r) % 2)];
-          const int i = st.p == Placement::fill_fastest ? 0 : 1;
+          const int i = st.p == PlacementPolicy::fill_fastest ? 0 : 1;
           t0 = Clock::now();
           const ObjectInfo info = st.s->put("object", src.data(), size);
           put[i].push_back(since(t0));

@@ -146,6 +146,7 @@ Conf Conf::from_raw(RawConf raw, std::string path) {
   Conf c;
   c.path = std::move(path);
   parse_core_section(raw, c.core);
+  parse_engine_section(raw, c.engine);
   parse_tuner_section(raw, c.tuner);
   parse_tier_section(raw, c.tier);
   raw.reject_unknown();

@@ -13,6 +13,7 @@ libcore_libautotune_la_SOURCES = \
 	libcore/include/autotune/names.hpp \
 	libcore/include/autotune/result.hpp \
 	libcore/include/autotune/store.hpp \
+	libcore/include/autotune/tuner.hpp \
 	libcore/include/autotune/tuner_conf.hpp \
 	libcore/include/autotune/units.hpp \
 	libcore/capi.cc \
@@ -27,6 +28,8 @@ libcore_libautotune_la_SOURCES = \
 	libcore/sqlite.cc \
 	libcore/sqlite.hpp \
 	libcore/store.cc \
+	libcore/submit.cc \
+	libcore/tuner.cc \
 	libcore/tuner_conf.cc \
 	libcore/units.cc
 libcore_libautotune_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
@@ -56,3 +59,4 @@ tests_unit_store_fill_SOURCES = tests/unit/store_fill.cc
 tests_unit_store_fill_LDADD = libcore/libautotune.la
 
 include libcore/tier.mk
+include libcore/engine.mk

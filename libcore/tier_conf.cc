@@ -94,14 +94,14 @@ const char *tier_kind_name(TierKind kind) noexcept {
   return kind == TierKind::pmem ? "pmem" : "disk";
 }
 
-const char *placement_name(Placement p) noexcept {
-  return p == Placement::fill_fastest ? "fill-fastest" : "bandwidth-proportional";
+const char *placement_name(PlacementPolicy p) noexcept {
+  return p == PlacementPolicy::fill_fastest ? "fill-fastest" : "bandwidth-proportional";
 }
 
-Placement parse_placement(std::string_view field, std::string_view value) {
+PlacementPolicy parse_placement(std::string_view field, std::string_view value) {
   const std::string v = lower(value);
-  if (v == "fill-fastest") return Placement::fill_fastest;
-  if (v == "bandwidth-proportional") return Placement::bandwidth_proportional;
+  if (v == "fill-fastest") return PlacementPolicy::fill_fastest;
+  if (v == "bandwidth-proportional") return PlacementPolicy::bandwidth_proportional;
   throw_invalid(std::string(field) + ": '" + std::string(value) +
                 "' is not a placement policy; allowed: bandwidth-proportional, fill-fastest");
 }

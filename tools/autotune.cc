@@ -20,6 +20,8 @@ const Command kCommands[] = {
     {"export", "one class as JSON (settings, trials, best configuration)", cmd_export},
     {"forget", "delete one of your classes with everything measured for it", cmd_forget},
     {"admin", "shared classes and the store itself (root and SlurmUser)", cmd_admin},
+    {"replay", "the offline benchmark of the search on a table of measured configurations", cmd_replay},
+    {"ingest", "record how an autotune job ended and refit its class (slurmctld runs it)", cmd_ingest},
 };
 
 void usage(FILE *out) {
@@ -58,9 +60,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   const std::string cmd = argv[1];
-  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+  if (cmd == "--help" || cmd == "-h" || (cmd == "help" && argc == 2)) {
     usage(stdout);
     return 0;
+  }
+  if (cmd == "help") {  // autotune help COMMAND = autotune COMMAND --help
+    static char help_flag[] = "--help";
+    char *args[] = {argv[2], help_flag, nullptr};
+    for (const auto &c : kCommands)
+      if (std::strcmp(argv[2], c.name) == 0) return c.run(caller, 2, args);
   }
   for (const auto &c : kCommands) {
     if (cmd != c.name) continue;
@@ -74,6 +82,9 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  std::fprintf(stderr, "autotune: unknown command '%s'; see `autotune --help'\n", cmd.c_str());
+  std::string names;
+  for (const auto &c : kCommands) names += std::string(names.empty() ? "" : ", ") + c.name;
+  std::fprintf(stderr, "autotune: unknown command '%s'; commands: %s (see `autotune --help')\n",
+               (cmd == "help" ? argv[2] : cmd.c_str()), names.c_str());
   return 2;
 }

@@ -18,5 +18,7 @@ int cmd_report(const Caller &, int, char **);
 int cmd_export(const Caller &, int, char **);
 int cmd_forget(const Caller &, int, char **);
 int cmd_admin(const Caller &, int, char **);
+int cmd_replay(const Caller &, int, char **);
+int cmd_ingest(const Caller &, int, char **);
 
 }  // namespace autotune::cli

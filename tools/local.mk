@@ -5,13 +5,19 @@ tools_autotune_SOURCES = \
 	tools/autotune.cc \
 	tools/cli.cc tools/cli.hpp \
 	tools/cmd_admin.cc \
+	tools/cmd_ingest.cc \
+	tools/cmd_replay.cc \
 	tools/cmd_show.cc \
 	tools/cmd_status.cc \
 	tools/commands.hpp \
 	tools/explain.cc tools/explain.hpp \
 	tools/views.cc tools/views.hpp
 tools_autotune_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(SQLITE_CFLAGS) $(EIGEN_CFLAGS)
-tools_autotune_LDADD = libcore/libautotune.la
+tools_autotune_LDADD = libcore/libautotune.la $(SLURM_LIBS)
+
+# The dispatcher and replay's handling of bad input, as a user runs them.
+TESTS += tests/unit/replay_cli.sh
+EXTRA_DIST += tests/unit/replay_cli.sh
 
 # `autotune' is installed setuid to SlurmUser when `make install' runs as root without DESTDIR,
 # so that users can read their own rows of a store they cannot open (see tools/cli.hpp).

@@ -34,7 +34,7 @@ std::vector<std::uint64_t> fill(std::uint64_t size, const std::vector<TierRoom> 
 
 }  // namespace
 
-std::vector<std::uint64_t> plan_placement(Placement policy, std::uint64_t size,
+std::vector<std::uint64_t> plan_placement(PlacementPolicy policy, std::uint64_t size,
                                           const std::vector<TierRoom> &tiers,
                                           std::uint64_t min_part) {
   const size_t n = tiers.size();
@@ -42,7 +42,7 @@ std::vector<std::uint64_t> plan_placement(Placement policy, std::uint64_t size,
   if (n == 0) return size == 0 ? shares : std::vector<std::uint64_t>{};
   if (size == 0) return shares;
   // A small object is one piece; splitting it would cost more than it saves.
-  if (policy == Placement::fill_fastest || size < 2 * std::max<std::uint64_t>(min_part, 1))
+  if (policy == PlacementPolicy::fill_fastest || size < 2 * std::max<std::uint64_t>(min_part, 1))
     return fill(size, tiers, shares);
 
   // The finish time T at which the tiers together take the object: tier i, started at once and

@@ -1,4 +1,4 @@
-// Placement: how many bytes of an object each tier takes (internal; pure functions, no I/O).
+// PlacementPolicy: how many bytes of an object each tier takes (internal; pure functions, no I/O).
 //
 // fill-fastest (Hermes' top-down placement): walk the tiers from the fastest; each takes
 //   min(remaining, free).
@@ -29,7 +29,7 @@ struct TierRoom {
 
 // Bytes per tier (same order as `tiers`, which is fastest first), summing to `size`; an empty
 // vector when the object does not fit in the free space of all tiers together.
-std::vector<std::uint64_t> plan_placement(Placement policy, std::uint64_t size,
+std::vector<std::uint64_t> plan_placement(PlacementPolicy policy, std::uint64_t size,
                                           const std::vector<TierRoom> &tiers,
                                           std::uint64_t min_part);
 

@@ -276,7 +276,7 @@ struct TierStore::Impl {
   void learn(Tier &t, std::uint64_t bytes, double seconds);
 
   // -- operations ----------------------------------------------------------------------------
-  ObjectInfo put(std::string_view key, const std::vector<ConstBytes> &segs, Placement policy);
+  ObjectInfo put(std::string_view key, const std::vector<ConstBytes> &segs, PlacementPolicy policy);
   ObjectInfo get_into(std::string_view key, void *buf, std::size_t cap,
                       std::vector<unsigned char> *grow);
   std::uint64_t demote_locked(Scan &s, std::uint64_t want, const std::string &skip_key);
@@ -993,7 +993,7 @@ std::uint64_t TierStore::Impl::demote_locked(Scan &s, std::uint64_t want,
 // put / get
 
 ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<ConstBytes> &segs,
-                                Placement policy) {
+                                PlacementPolicy policy) {
   validate_tier_key(key_view);
   const std::string key(key_view);
   std::uint64_t total = 0;
@@ -1095,14 +1095,14 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
           pp->hash = write_piece(*tt, *pp, segs, pp->offset, [&] { open.now(); });
         });
       } else {
-        const bool wait = policy == Placement::bandwidth_proportional;
+        const bool wait = policy == PlacementPolicy::bandwidth_proportional;
         tasks.push_back([&, pp = &p, tt = &t, wait] {
           if (wait) gate.wait();
           pp->hash = write_piece(*tt, *pp, segs, pp->offset);
         });
       }
     }
-    run_tasks(tasks, policy == Placement::bandwidth_proportional);
+    run_tasks(tasks, policy == PlacementPolicy::bandwidth_proportional);
     hook("written");
     std::set<std::string> dirs;
     for (const auto &p : rec.pieces)
@@ -1193,7 +1193,7 @@ ObjectInfo TierStore::put(std::string_view key, const std::vector<ConstBytes> &s
 }
 
 ObjectInfo TierStore::put(std::string_view key, const std::vector<ConstBytes> &segments,
-                          Placement placement) {
+                          PlacementPolicy placement) {
   return impl_->put(key, segments, placement);
 }
 

@@ -1,17 +1,29 @@
-// job_submit/autotune: validates the --autotune options of a job and records what it did.
+// job_submit/autotune: for a job submitted with --autotune=CLASS, validate its options and
+// rewrite its request to the configuration libautotune chose (the class's next trial while it
+// is tuning, its best configuration once it converged); record what was done in the AdminComment
+// and hand the configuration to the job in its environment.
 //
-// Runs inside slurmctld under its locks: every call is bounded, touches no network and no file it
-// does not own, and lets no exception escape (libautotune's C API is the firewall).  A job without
-// --autotune is never touched.
+// Runs inside slurmctld under its locks.  The work is libautotune's at_submit(): option checks
+// and one short store transaction (the recommendations are precomputed after every measurement,
+// outside slurmctld).  A store that is locked or unreadable, or a broken autotune.conf, never
+// blocks a submission: the job is accepted unchanged and the reason logged.  No exception
+// crosses into slurmctld (the C API is the firewall).  A job without --autotune is untouched.
 #include <cstdio>
+#include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "config.h"
 extern "C" {
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
+#include "src/common/bitstring.h"
+#include "src/common/env.h"
 #include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
@@ -24,54 +36,190 @@ extern "C" const char plugin_name[] = "autotune job_submit plugin";
 extern "C" const char plugin_type[] = "job_submit/autotune";
 extern "C" const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-extern "C" int init(void) {
-  at_set_log_sink(autotune_plugin::slurm_log_sink);
-  debug("%s: loaded", plugin_type);
-  return SLURM_SUCCESS;
-}
-
-extern "C" int fini(void) {
-  at_set_log_sink(nullptr);
-  return SLURM_SUCCESS;
-}
-
 namespace {
 
+void log_stats(const char *when) {
+  char buf[256];
+  at_submit_stats(buf, sizeof buf);
+  info("%s: %s: %s", plugin_type, when, buf);
+}
+
 // Append `note` to the job's AdminComment, keeping what an administrator put there.
-void note_admin_comment(job_desc_msg_t *job_desc, const std::string &note) {
+void note_admin_comment(job_desc_msg_t *job_desc, const char *note) {
   if (job_desc->admin_comment && job_desc->admin_comment[0]) {
-    xstrfmtcat(job_desc->admin_comment, "; %s", note.c_str());
+    xstrfmtcat(job_desc->admin_comment, "; %s", note);
   } else {
     xfree(job_desc->admin_comment);
-    job_desc->admin_comment = xstrdup(note.c_str());
+    job_desc->admin_comment = xstrdup(note);
+  }
+}
+
+// Set KEY=VALUE in an environment array of `count` entries (xmalloc'd, as Slurm keeps them).
+void set_env(char ***env, uint32_t *count, const char *kv) {
+  const char *eq = strchr(kv, '=');
+  if (!eq) return;
+  const size_t klen = static_cast<size_t>(eq - kv) + 1;
+  for (uint32_t i = 0; i < *count; ++i) {
+    if ((*env)[i] && !strncmp((*env)[i], kv, klen)) {
+      xfree((*env)[i]);
+      (*env)[i] = xstrdup(kv);
+      return;
+    }
+  }
+  xrecalloc(*env, *count + 2, sizeof(char *));
+  (*env)[(*count)++] = xstrdup(kv);
+  (*env)[*count] = nullptr;
+}
+
+void unset_env(char **env, uint32_t *count, const char *key) {
+  const size_t klen = strlen(key);
+  for (uint32_t i = 0; i < *count; ++i) {
+    if (env[i] && !strncmp(env[i], key, klen) && env[i][klen] == '=') {
+      xfree(env[i]);
+      env[i] = env[*count - 1];
+      env[*count - 1] = nullptr;
+      --*count;
+      return;
+    }
+  }
+}
+
+bool has_autotune_option(const job_desc_msg_t *jd) {
+  for (uint32_t i = 0; i < jd->spank_job_env_size; ++i)
+    if (jd->spank_job_env[i] && !strncmp(jd->spank_job_env[i], "AUTOTUNE_", 9)) return true;
+  return false;
+}
+
+part_record_t *job_partition(const job_desc_msg_t *jd) {
+  if (!jd->partition || !jd->partition[0]) return default_part_loc;
+  std::string first = jd->partition;
+  first = first.substr(0, first.find(','));
+  part_record_t *p = find_part_record(const_cast<char *>(first.c_str()));
+  return p ? p : default_part_loc;
+}
+
+// The node kinds of the partition: nodes grouped by (CPUs, memory, features).
+struct InventoryCtx {
+  part_record_t *part;
+  std::vector<std::string> names, features;  // storage for the strings handed out
+};
+
+size_t inventory_cb(void *vctx, at_node_type *types, size_t max) {
+  auto *ctx = static_cast<InventoryCtx *>(vctx);
+  std::map<std::tuple<int, unsigned long long, std::string>, int> kinds;
+  node_record_t *node;
+  for (int i = 0; (node = next_node(&i)); i++) {
+    if (ctx->part && ctx->part->node_bitmap && !bit_test(ctx->part->node_bitmap, node->index)) continue;
+    const int cpus = node->cpus_efctv ? node->cpus_efctv : node->cpus;
+    kinds[{cpus, static_cast<unsigned long long>(node->real_memory), node->features ? node->features : ""}]++;
+  }
+  ctx->names.clear();
+  ctx->features.clear();
+  ctx->names.reserve(kinds.size());
+  ctx->features.reserve(kinds.size());
+  size_t n = 0;
+  for (const auto &[k, count] : kinds) {
+    if (n >= max) break;
+    ctx->names.push_back("cpus" + std::to_string(std::get<0>(k)) + "-mem" + std::to_string(std::get<1>(k)) +
+                         (std::get<2>(k).empty() ? "" : "-" + std::get<2>(k)));
+    ctx->features.push_back(std::get<2>(k));
+    types[n].name = ctx->names.back().c_str();
+    types[n].count = count;
+    types[n].cpus = std::get<0>(k);
+    types[n].mem_mb = std::get<1>(k);
+    types[n].gpus = 0;
+    types[n].features = ctx->features.back().c_str();
+    ++n;
+  }
+  return n;
+}
+
+void rewrite(job_desc_msg_t *jd, const at_submit_decision &d) {
+  jd->min_nodes = d.nodes;
+  jd->max_nodes = d.nodes;
+  jd->num_tasks = d.ntasks;
+  jd->cpus_per_task = static_cast<uint16_t>(d.cpus_per_task);
+  jd->pn_min_cpus = static_cast<uint16_t>(d.cpus_per_task);
+  jd->min_cpus = d.ntasks * d.cpus_per_task;
+  jd->max_cpus = NO_VAL;
+  jd->pn_min_memory = d.mem_per_cpu_mb | MEM_PER_CPU;
+  jd->ntasks_per_node = NO_VAL16;
+  jd->ntasks_per_socket = NO_VAL16;
+  jd->ntasks_per_core = NO_VAL16;
+  jd->ntasks_per_board = NO_VAL16;
+  xfree(jd->mem_per_tres);
+  xfree(jd->cpus_per_tres);
+  // What sbatch exported from the original options would contradict the new request.
+  if (jd->environment) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "SLURM_NTASKS=%u", d.ntasks);
+    set_env(&jd->environment, &jd->env_size, buf);
+    snprintf(buf, sizeof buf, "SLURM_NPROCS=%u", d.ntasks);
+    set_env(&jd->environment, &jd->env_size, buf);
+    snprintf(buf, sizeof buf, "SLURM_CPUS_PER_TASK=%u", d.cpus_per_task);
+    set_env(&jd->environment, &jd->env_size, buf);
+    snprintf(buf, sizeof buf, "SLURM_MEM_PER_CPU=%llu", d.mem_per_cpu_mb);
+    set_env(&jd->environment, &jd->env_size, buf);
+    for (const char *k : {"SLURM_MEM_PER_NODE", "SLURM_NTASKS_PER_NODE", "SLURM_MEM_PER_GPU"})
+      unset_env(jd->environment, &jd->env_size, k);
   }
 }
 
 }  // namespace
 
-extern "C" int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
-  try {
-    const char *cls =
-        at_env_get(job_desc->spank_job_env, job_desc->spank_job_env_size, "AUTOTUNE_CLASS");
-    if (!cls) return SLURM_SUCCESS;  // not an autotune job: untouched
-
-    char err[512];
-    if (at_class_name_check(cls, err, sizeof err) != AT_OK) {
-      verbose("%s: uid %u: rejected: %s", plugin_type, submit_uid, err);
-      if (err_msg) *err_msg = xstrdup(err);
-      return SLURM_ERROR;
-    }
-    note_admin_comment(job_desc, std::string("autotune: class=") + cls);
-    debug("%s: uid %u: class=%s", plugin_type, submit_uid, cls);
-    return SLURM_SUCCESS;
-  } catch (...) {
-    // Nothing above should throw; if it does, the job goes through unchanged.
-    error("%s: internal error; job accepted unchanged", plugin_type);
-    return SLURM_SUCCESS;
-  }
+extern "C" int init(void) {
+  at_set_log_sink(autotune_plugin::slurm_log_sink);
+  char *path = get_extra_conf_path(const_cast<char *>("autotune.conf"));
+  char err[512];
+  if (at_submit_configure(path, err, sizeof err) != AT_OK)
+    error("%s: %s: jobs with --autotune run as submitted until it is fixed", plugin_type, err);
+  else
+    debug("%s: loaded (%s)", plugin_type, path);
+  xfree(path);
+  return SLURM_SUCCESS;
 }
 
-extern "C" int job_modify(job_desc_msg_t * /*job_desc*/, job_record_t * /*job_ptr*/,
-                          uint32_t /*modify_uid*/) {
+extern "C" int fini(void) {
+  log_stats("at shutdown");
+  at_set_log_sink(nullptr);
+  return SLURM_SUCCESS;
+}
+
+extern "C" int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
+  if (!has_autotune_option(job_desc)) return SLURM_SUCCESS;  // untouched
+  InventoryCtx ctx{job_partition(job_desc), {}, {}};
+  at_submit_request req{};
+  req.uid = job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid;
+  req.spank_env = job_desc->spank_job_env;
+  req.spank_env_count = job_desc->spank_job_env_size;
+  req.partition = ctx.part ? ctx.part->name : nullptr;
+  req.billing_weights = ctx.part ? ctx.part->billing_weights_str : nullptr;
+  req.inventory = inventory_cb;
+  req.inventory_ctx = &ctx;
+  at_submit_decision d;
+  char err[1024];
+  const int rc = at_submit(&req, &d, err, sizeof err);
+  if (rc == AT_EINVAL) {
+    verbose("%s: uid %u: submission refused: %s", plugin_type, req.uid, err);
+    if (err_msg) *err_msg = xstrdup(err);
+    return SLURM_ERROR;
+  }
+  if (rc != AT_OK) {
+    error("%s: uid %u: %s; job accepted unchanged", plugin_type, req.uid, err);
+    if (d.is_autotune) note_admin_comment(job_desc, "autotune: tuner unavailable; job runs as submitted");
+    return SLURM_SUCCESS;
+  }
+  if (!d.is_autotune) return SLURM_SUCCESS;
+  if (d.rewrite) rewrite(job_desc, d);
+  for (int i = 0; i < d.env_count; ++i) {
+    set_env(&job_desc->spank_job_env, &job_desc->spank_job_env_size, d.env[i]);
+    if (job_desc->environment) set_env(&job_desc->environment, &job_desc->env_size, d.env[i]);
+  }
+  note_admin_comment(job_desc, d.admin_comment);
+  verbose("%s: uid %u: %s", plugin_type, req.uid, d.admin_comment);
+  return SLURM_SUCCESS;
+}
+
+extern "C" int job_modify(job_desc_msg_t * /*job_desc*/, job_record_t * /*job_ptr*/, uint32_t /*modify_uid*/) {
   return SLURM_SUCCESS;
 }

@@ -86,7 +86,7 @@ class TierCrash : public ::testing::Test {
     tierfs::remove_tree(shm);
     tierfs::remove_tree(disk);
   }
-  TierStoreOptions options(Placement p) const {
+  TierStoreOptions options(PlacementPolicy p) const {
     TierStoreOptions o;
     o.tiers = {{"pm", TierKind::pmem, shm + "/pm", 4 * MiB, 3ull << 30},
                {"disk", TierKind::disk, disk + "/disk", 64 * MiB, 1ull << 30}};
@@ -97,7 +97,7 @@ class TierCrash : public ::testing::Test {
   }
 
   // The writer: puts, overwrites, removes, reads and demotes until it is killed.
-  [[noreturn]] void writer(std::uint64_t seed, Placement p, const char *kill_at) {
+  [[noreturn]] void writer(std::uint64_t seed, PlacementPolicy p, const char *kill_at) {
     ::alarm(10);  // never outlive a lost parent
     g_kill_at = kill_at;
     std::mt19937_64 rng(seed);
@@ -131,7 +131,7 @@ class TierCrash : public ::testing::Test {
   }
 
   // Fork a writer, kill it after `delay` (or let it kill itself at a step), then check.
-  void crash_once(std::uint64_t seed, Placement p, std::chrono::microseconds delay,
+  void crash_once(std::uint64_t seed, PlacementPolicy p, std::chrono::microseconds delay,
                   const char *kill_at) {
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
@@ -147,7 +147,7 @@ class TierCrash : public ::testing::Test {
     check_store(p, seed);
   }
 
-  void check_store(Placement p, std::uint64_t seed) {
+  void check_store(PlacementPolicy p, std::uint64_t seed) {
     TierStore s(options(p));  // opening cleans up after the dead writer
     for (int k = 0; k < kKeys; ++k) {
       try {
@@ -182,7 +182,7 @@ TEST_F(TierCrash, KilledAtEveryStepOfPutAndDemotion) {
                          "record-written", "committed", "demote-written"};
   std::uint64_t seed = 1000;
   for (const char *step : steps)
-    for (Placement p : {Placement::bandwidth_proportional, Placement::fill_fastest}) {
+    for (PlacementPolicy p : {PlacementPolicy::bandwidth_proportional, PlacementPolicy::fill_fastest}) {
       for (int i = 0; i < 4; ++i) crash_once(seed++, p, {}, step);
       if (HasFatalFailure()) return;
     }
@@ -193,7 +193,7 @@ TEST_F(TierCrash, KilledAtRandomMomentsHundredsOfTimes) {
   const int rounds = 300;
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < rounds; ++i) {
-    const Placement p = i % 2 ? Placement::fill_fastest : Placement::bandwidth_proportional;
+    const PlacementPolicy p = i % 2 ? PlacementPolicy::fill_fastest : PlacementPolicy::bandwidth_proportional;
     crash_once(static_cast<std::uint64_t>(i) + 1, p, std::chrono::microseconds(rng() % 30000),
                nullptr);
     if (HasFatalFailure()) return;

@@ -61,7 +61,7 @@ class TierStoreTest : public ::testing::Test {
     tierfs::remove_tree(disk);
   }
   TierStoreOptions options(std::uint64_t pmem_cap = 8 * MiB, std::uint64_t disk_cap = 64 * MiB,
-                           Placement p = Placement::bandwidth_proportional) {
+                           PlacementPolicy p = PlacementPolicy::bandwidth_proportional) {
     TierStoreOptions o;
     o.tiers = {{"pm", TierKind::pmem, shm + "/pm", pmem_cap, 3ull << 30},
                {"disk", TierKind::disk, disk + "/disk", disk_cap, 1ull << 30}};
@@ -93,10 +93,10 @@ TEST(TierConf, ParsesTiersAndDefaults) {
   EXPECT_EQ(c.tier.tiers[0].bandwidth, 8ull << 30);
   EXPECT_EQ(c.tier.tiers[1].path, "/var/spool/bb");
   EXPECT_EQ(c.tier.tiers[1].bandwidth, 0u);  // measured
-  EXPECT_EQ(c.tier.placement, Placement::bandwidth_proportional);
+  EXPECT_EQ(c.tier.placement, PlacementPolicy::bandwidth_proportional);
   EXPECT_TRUE(c.tier.demotion);
   Conf d = Conf::load_text("TierPlacement=fill-fastest\nTierDemotion=no\n");
-  EXPECT_EQ(d.tier.placement, Placement::fill_fastest);
+  EXPECT_EQ(d.tier.placement, PlacementPolicy::fill_fastest);
   EXPECT_FALSE(d.tier.demotion);
   EXPECT_TRUE(Conf::defaults().tier.tiers.empty());
   // The line format_tier_line writes reads back the same.
@@ -181,59 +181,59 @@ TEST(TierKey, ValidationRejectsTraversal) {
 
 // ---- placement (pure) ------------------------------------------------------------------------
 
-TEST(Placement, FillFastestFillsInOrder) {
+TEST(PlacementPolicy, FillFastestFillsInOrder) {
   std::vector<TierRoom> t = {{3e9, 8 * MiB, 4096}, {1e9, 64 * MiB, 1}};
-  EXPECT_EQ(plan_placement(Placement::fill_fastest, 5 * MiB, t, MiB),
+  EXPECT_EQ(plan_placement(PlacementPolicy::fill_fastest, 5 * MiB, t, MiB),
             (std::vector<std::uint64_t>{5 * MiB, 0}));
-  EXPECT_EQ(plan_placement(Placement::fill_fastest, 8 * MiB, t, MiB),
+  EXPECT_EQ(plan_placement(PlacementPolicy::fill_fastest, 8 * MiB, t, MiB),
             (std::vector<std::uint64_t>{8 * MiB, 0}));
-  EXPECT_EQ(plan_placement(Placement::fill_fastest, 8 * MiB + 1, t, MiB),
+  EXPECT_EQ(plan_placement(PlacementPolicy::fill_fastest, 8 * MiB + 1, t, MiB),
             (std::vector<std::uint64_t>{8 * MiB, 1}));
-  EXPECT_TRUE(plan_placement(Placement::fill_fastest, 72 * MiB + 1, t, MiB).empty());
-  EXPECT_EQ(plan_placement(Placement::fill_fastest, 0, t, MiB), (std::vector<std::uint64_t>{0, 0}));
+  EXPECT_TRUE(plan_placement(PlacementPolicy::fill_fastest, 72 * MiB + 1, t, MiB).empty());
+  EXPECT_EQ(plan_placement(PlacementPolicy::fill_fastest, 0, t, MiB), (std::vector<std::uint64_t>{0, 0}));
 }
 
-TEST(Placement, BandwidthProportionalFinishesTogether) {
+TEST(PlacementPolicy, BandwidthProportionalFinishesTogether) {
   std::vector<TierRoom> t = {{3e9, 64 * MiB, 4096}, {1e9, 64 * MiB, 1}};
   // 3:1 when both have room.
-  EXPECT_EQ(plan_placement(Placement::bandwidth_proportional, 8 * MiB, t, MiB),
+  EXPECT_EQ(plan_placement(PlacementPolicy::bandwidth_proportional, 8 * MiB, t, MiB),
             (std::vector<std::uint64_t>{6 * MiB, 2 * MiB}));
   // pmem share capped at its free space; the rest re-split (here: all) to the disk.
   t[0].free = 4 * MiB;
-  EXPECT_EQ(plan_placement(Placement::bandwidth_proportional, 32 * MiB, t, MiB),
+  EXPECT_EQ(plan_placement(PlacementPolicy::bandwidth_proportional, 32 * MiB, t, MiB),
             (std::vector<std::uint64_t>{4 * MiB, 28 * MiB}));
   // Three tiers: the capped tier's excess is split 2:1 between the other two.
   std::vector<TierRoom> three = {{4e9, 1 * MiB, 4096}, {2e9, 64 * MiB, 1}, {1e9, 64 * MiB, 1}};
-  EXPECT_EQ(plan_placement(Placement::bandwidth_proportional, 7 * MiB, three, 4096),
+  EXPECT_EQ(plan_placement(PlacementPolicy::bandwidth_proportional, 7 * MiB, three, 4096),
             (std::vector<std::uint64_t>{1 * MiB, 4 * MiB, 2 * MiB}));
   // Rounding: the pmem piece's pages fit its free space, the pieces add up, the split is 3:1.
   std::vector<TierRoom> r = {{3e9, 64 * MiB, 4096}, {1e9, 64 * MiB, 1}};
-  auto s = plan_placement(Placement::bandwidth_proportional, 10000000, r, 4096);
+  auto s = plan_placement(PlacementPolicy::bandwidth_proportional, 10000000, r, 4096);
   EXPECT_EQ(s[0] + s[1], 10000000u);
   EXPECT_NEAR(static_cast<double>(s[0]) / 10000000, 0.75, 0.001);
   r[0].free = 7500000 / 4096 * 4096;  // less than 3/4: capped to whole pages
-  s = plan_placement(Placement::bandwidth_proportional, 10000000, r, 4096);
+  s = plan_placement(PlacementPolicy::bandwidth_proportional, 10000000, r, 4096);
   EXPECT_EQ(s[0], r[0].free);
   EXPECT_EQ(s[1], 10000000 - r[0].free);
   // Small objects are not split.
-  EXPECT_EQ(plan_placement(Placement::bandwidth_proportional, MiB, r, MiB),
+  EXPECT_EQ(plan_placement(PlacementPolicy::bandwidth_proportional, MiB, r, MiB),
             (std::vector<std::uint64_t>{MiB, 0}));
   // A sliver below min_part is folded into the big piece.
   std::vector<TierRoom> sliver = {{100e9, 64 * MiB, 4096}, {1e9, 64 * MiB, 1}};
-  EXPECT_EQ(plan_placement(Placement::bandwidth_proportional, 10 * MiB, sliver, MiB),
+  EXPECT_EQ(plan_placement(PlacementPolicy::bandwidth_proportional, 10 * MiB, sliver, MiB),
             (std::vector<std::uint64_t>{10 * MiB, 0}));
-  EXPECT_TRUE(plan_placement(Placement::bandwidth_proportional, 129 * MiB, r, MiB).empty());
+  EXPECT_TRUE(plan_placement(PlacementPolicy::bandwidth_proportional, 129 * MiB, r, MiB).empty());
 }
 
-TEST(Placement, BandwidthProportionalCountsEachTiersLatency) {
+TEST(PlacementPolicy, BandwidthProportionalCountsEachTiersLatency) {
   // pmem 3 GB/s, no latency; disk 1 GB/s, 10 ms per piece (its fsync).
   std::vector<TierRoom> t = {{3e9, 1024 * MiB, 4096, 0}, {1e9, 1024 * MiB, 1, 0.010}};
   // 8 MiB: pmem alone is done in 2.8 ms, before the disk's latency is over: no disk piece.
-  EXPECT_EQ(plan_placement(Placement::bandwidth_proportional, 8 * MiB, t, MiB),
+  EXPECT_EQ(plan_placement(PlacementPolicy::bandwidth_proportional, 8 * MiB, t, MiB),
             (std::vector<std::uint64_t>{8 * MiB, 0}));
   // 256 MiB: both finish together at T = (S + 1e9 * 0.01) / 4e9.
   const double S = 256.0 * MiB, T = (S + 1e9 * 0.010) / 4e9;
-  auto s = plan_placement(Placement::bandwidth_proportional, 256 * MiB, t, MiB);
+  auto s = plan_placement(PlacementPolicy::bandwidth_proportional, 256 * MiB, t, MiB);
   EXPECT_NEAR(static_cast<double>(s[0]), 3e9 * T, 8192);
   EXPECT_NEAR(static_cast<double>(s[1]), 1e9 * (T - 0.010), 8192);
   EXPECT_EQ(s[0] + s[1], 256 * MiB);
@@ -267,7 +267,7 @@ TEST_F(TierStoreTest, RealPmem2MappingOnTmpfs) {
 }
 
 TEST_F(TierStoreTest, FillFastestAtThePmemBoundary) {
-  TierStore s(options(8 * MiB, 64 * MiB, Placement::fill_fastest));
+  TierStore s(options(8 * MiB, 64 * MiB, PlacementPolicy::fill_fastest));
   auto a = bytes(8 * MiB, 1);
   ObjectInfo o = s.put("exact", a.data(), a.size());  // exactly the pmem free space
   EXPECT_EQ(o.bytes_on("pm"), 8 * MiB);
@@ -290,7 +290,7 @@ TEST_F(TierStoreTest, FillFastestAtThePmemBoundary) {
 }
 
 TEST_F(TierStoreTest, BandwidthProportionalSplitAndReassembly) {
-  TierStore s(options(8 * MiB, 64 * MiB, Placement::bandwidth_proportional));
+  TierStore s(options(8 * MiB, 64 * MiB, PlacementPolicy::bandwidth_proportional));
   auto a = bytes(8 * MiB, 4);  // exactly the pmem free space: still split 3:1
   ObjectInfo o = s.put("a", a.data(), a.size());
   EXPECT_EQ(o.bytes_on("pm"), 6 * MiB);
@@ -404,7 +404,7 @@ TEST_F(TierStoreTest, SurvivesReopen) {
 }
 
 TEST_F(TierStoreTest, DemotesColdObjectsWhenPmemIsFull) {
-  auto o = options(4 * MiB, 64 * MiB, Placement::fill_fastest);
+  auto o = options(4 * MiB, 64 * MiB, PlacementPolicy::fill_fastest);
   o.demotion = true;
   TierStore s(o);
   auto a = bytes(MiB, 14), b = bytes(MiB, 15), c = bytes(3 * MiB, 16);
@@ -428,7 +428,7 @@ TEST_F(TierStoreTest, DemotesColdObjectsWhenPmemIsFull) {
 }
 
 TEST_F(TierStoreTest, WithoutDemotionANewObjectSpills) {
-  TierStore s(options(4 * MiB, 64 * MiB, Placement::fill_fastest));
+  TierStore s(options(4 * MiB, 64 * MiB, PlacementPolicy::fill_fastest));
   auto a = bytes(3 * MiB, 17), c = bytes(3 * MiB, 18);
   s.put("a", a.data(), a.size());
   ObjectInfo oc = s.put("c", c.data(), c.size());

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "autotune/engine_conf.hpp"
 #include "autotune/tuner_conf.hpp"
 #include "autotune/tier_conf.hpp"
 
@@ -68,6 +69,7 @@ struct CoreConf {
 struct Conf {
   std::string path;  // the file it was read from; empty for built-in defaults
   CoreConf core;
+  EngineConf engine;
   TunerConf tuner;
   TierConf tier;  // storage tiers (autotune/tier_conf.hpp)
 

@@ -41,7 +41,7 @@ struct JobBuffer {
   std::uint32_t job = 0;
   uid_t uid = 0;
   gid_t gid = 0;
-  Placement placement = Placement::bandwidth_proportional;
+  PlacementPolicy placement = PlacementPolicy::bandwidth_proportional;
   std::int64_t created_ns = 0;
   std::vector<JobBufferShare> shares;  // tiers with a non-zero share, in autotune.conf order
   std::uint64_t capacity() const;
@@ -55,7 +55,7 @@ struct JobBufferRequest {
   std::uint64_t capacity = 0;          // the whole buffer, > 0
   std::optional<std::uint64_t> pmem;   // the pmem tier's share (default: see create())
   std::vector<JobBufferShare> tiers;   // explicit shares by tier name
-  std::optional<Placement> placement;  // default: TierPlacement of autotune.conf
+  std::optional<PlacementPolicy> placement;  // default: TierPlacement of autotune.conf
 };
 
 // Per tier: its capacity and how much of it buffers have been granted.

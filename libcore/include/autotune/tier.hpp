@@ -87,7 +87,7 @@ struct TierStoreOptions {
   // missing).  Bandwidth 0 means measured: a short probe at the first open, remembered in the
   // metadata directory and refined from the throughput of later puts.
   std::vector<TierSpec> tiers;
-  Placement placement = Placement::bandwidth_proportional;
+  PlacementPolicy placement = PlacementPolicy::bandwidth_proportional;
   bool demotion = true;
   // Records, reservations and the lock.  Empty: "<path of the first disk tier>/meta", or
   // "<path of the first tier>/meta" when there is no disk tier.
@@ -162,7 +162,7 @@ class TierStore {
   ObjectInfo put(std::string_view key, const void *data, std::size_t size);
   ObjectInfo put(std::string_view key, const std::vector<ConstBytes> &segments);
   ObjectInfo put(std::string_view key, const std::vector<ConstBytes> &segments,
-                 Placement placement);
+                 PlacementPolicy placement);
 
   // The whole object, verified.  Throws Error(not_found) or Error(corrupt).
   std::vector<unsigned char> get(std::string_view key);

@@ -32,14 +32,14 @@ enum class TierKind { pmem, disk };
 //    free space (water-filling), so that all tiers finish together; pieces are written in
 //    parallel, one thread per tier, the memory-mapped (pmem) piece being copied while the disk
 //    pieces wait for their device.
-enum class Placement { fill_fastest, bandwidth_proportional };
+enum class PlacementPolicy { fill_fastest, bandwidth_proportional };
 
 const char *tier_kind_name(TierKind kind) noexcept;  // "pmem", "disk"
-const char *placement_name(Placement p) noexcept;    // "fill-fastest", "bandwidth-proportional"
+const char *placement_name(PlacementPolicy p) noexcept;    // "fill-fastest", "bandwidth-proportional"
 
 // "fill-fastest" | "bandwidth-proportional" (case-insensitive).  Throws Error(invalid_argument)
 // naming `field`, the value and the allowed values.
-Placement parse_placement(std::string_view field, std::string_view value);
+PlacementPolicy parse_placement(std::string_view field, std::string_view value);
 
 // "2G/s", "500M/s", "1048576/s" (bytes per second, units as parse_size) or "measured" (returns
 // 0).  Throws Error(invalid_argument) otherwise.
@@ -63,7 +63,7 @@ struct TierSpec {
 
 struct TierConf {
   std::vector<TierSpec> tiers;  // in the order of the file; at most one pmem tier
-  Placement placement = Placement::bandwidth_proportional;
+  PlacementPolicy placement = PlacementPolicy::bandwidth_proportional;
   bool demotion = true;  // demote cold objects when the fastest tier is full
 };
 

@@ -1,0 +1,414 @@
+#include "autotune/gp.hpp"
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "autotune/error.hpp"
+#include "autotune/rng.hpp"
+
+namespace autotune {
+namespace {
+
+constexpr double kSqrt5 = 2.23606797749979;
+constexpr double kLog2Pi = 1.8378770664093453;
+constexpr double kJitter = 1e-9;
+
+// Squared distances between the rows of X over the columns of each group, for every pair i > j:
+// a (G x P) matrix, P = n(n-1)/2, pairs in the order (1,0), (2,0), ..., (n-1,0), (2,1), ...
+// The fit evaluates the likelihood dozens of times on the same X, so these are computed once and
+// every evaluation works on contiguous vectors of length P.
+Eigen::MatrixXd pair_distances(const Eigen::MatrixXd &X, const std::vector<int> &groups, int G) {
+  const Eigen::Index n = X.rows();
+  Eigen::MatrixXd d = Eigen::MatrixXd::Zero(G, n * (n - 1) / 2);
+  Eigen::Index p = 0;
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = j + 1; i < n; ++i, ++p)
+      for (Eigen::Index c = 0; c < X.cols(); ++c) {
+        const double diff = X(i, c) - X(j, c);
+        d(groups[c], p) += diff * diff;
+      }
+  return d;
+}
+
+// The inverse of a lower triangular matrix by forward substitution, column by column (n^3/6
+// multiply-adds; Eigen's blocked triangular solve is several times slower at these sizes).
+Eigen::MatrixXd lower_inverse(const Eigen::MatrixXd &L) {
+  const Eigen::Index n = L.rows();
+  Eigen::MatrixXd inv = Eigen::MatrixXd::Zero(n, n);
+  const double *l = L.data();  // column-major: L(i, k) = l[i + k n]
+  for (Eigen::Index j = 0; j < n; ++j) {
+    // Column j solves L x = e_j; the updates run down the contiguous columns of L.
+    double *x = inv.data() + j * n;
+    x[j] = 1.0;
+    for (Eigen::Index k = j; k < n; ++k) {
+      x[k] /= l[k + k * n];
+      const double xk = x[k];
+      const double *lk = l + k * n;
+      for (Eigen::Index i = k + 1; i < n; ++i) x[i] -= lk[i] * xk;
+    }
+  }
+  return inv;
+}
+
+int group_count(const std::vector<int> &groups) {
+  int G = 0;
+  for (int g : groups) G = std::max(G, g + 1);
+  return G;
+}
+
+// log p(y | X, theta) and its gradient from the pair distances (pair_distances()).  theta packs
+// (log l_1..l_G, log sigma_f^2, log sigma_n^2).  Returns -infinity when K is not positive definite.
+double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const Eigen::VectorXd &t,
+                      Eigen::VectorXd *gradient) {
+  const int G = static_cast<int>(d.rows());
+  const Eigen::Index n = y.size();
+  const Eigen::VectorXd inv_l2 = (-2.0 * t.head(G).array()).exp().matrix();
+  const double sf2 = std::exp(t[G]), sn2 = std::exp(t[G + 1]);
+  // Per pair: r^2, r, exp(-sqrt5 r), k.
+  const Eigen::ArrayXd r2 = (d.transpose() * inv_l2).array().max(0.0);
+  const Eigen::ArrayXd r = r2.sqrt();
+  const Eigen::ArrayXd e = (-kSqrt5 * r).exp();
+  const Eigen::ArrayXd kf = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r2) * e;
+  Eigen::MatrixXd K(n, n);
+  Eigen::Index p = 0;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    K(j, j) = sf2 + sn2 + kJitter;
+    for (Eigen::Index i = j + 1; i < n; ++i) K(i, j) = kf[p++];
+  }
+  Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(K);
+  if (llt.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
+  const Eigen::VectorXd alpha = llt.solve(y);
+  const double lml = -0.5 * y.dot(alpha) - 0.5 * static_cast<double>(n) * kLog2Pi -
+                     llt.matrixLLT().diagonal().array().log().sum();
+  if (gradient) {
+    // dLML/dtheta = 1/2 tr(W dK/dtheta), W = alpha alpha^T - K^-1   (GPML eq. 5.9), with
+    // dk/dlog l_g = sigma_f^2 (5/3) (1 + sqrt5 r) exp(-sqrt5 r) d_g / l_g^2,
+    // dk/dlog sigma_f^2 = k, dK/dlog sigma_n^2 = sigma_n^2 I.  W is symmetric: each pair counts
+    // twice.
+    const Eigen::MatrixXd Linv = lower_inverse(llt.matrixLLT());
+    Eigen::MatrixXd Kinv(n, n);
+    Kinv.noalias() = Linv.transpose() * Linv;
+    Eigen::ArrayXd w(r2.size());
+    p = 0;
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = j + 1; i < n; ++i, ++p) w[p] = alpha[i] * alpha[j] - Kinv(i, j);
+    const double wdiag = (alpha.array().square() - Kinv.diagonal().array()).sum();
+    const Eigen::ArrayXd wc = w * (sf2 * (5.0 / 3.0) * (1.0 + kSqrt5 * r) * e);
+    gradient->resize(G + 2);
+    gradient->head(G) = (d * wc.matrix()).cwiseProduct(inv_l2);
+    (*gradient)[G] = (w * kf).sum() + 0.5 * wdiag * sf2;
+    (*gradient)[G + 1] = 0.5 * sn2 * wdiag;
+  }
+  return lml;
+}
+
+double log_prior(const LogNormalPrior &p, double log_h, double *grad) {
+  const double z = (log_h - p.mu) / p.sd;
+  if (grad) *grad = -z / p.sd;
+  return -0.5 * z * z;
+}
+
+// Projected L-BFGS within box bounds (Nocedal & Wright, "Numerical Optimization", Alg. 7.5, with
+// variables at an active bound frozen for the step and an Armijo backtracking line search).
+// Minimizes f; returns the best point found.
+using Objective = std::function<double(const Eigen::VectorXd &, Eigen::VectorXd *)>;
+
+Eigen::VectorXd minimize_box(const Objective &f, Eigen::VectorXd x, const Eigen::VectorXd &lo,
+                             const Eigen::VectorXd &hi, int max_iterations, double *fbest) {
+  const int m = 6;
+  const Eigen::Index p = x.size();
+  x = x.cwiseMax(lo).cwiseMin(hi);
+  Eigen::VectorXd g(p);
+  double fx = f(x, &g);
+  if (!std::isfinite(fx)) {
+    *fbest = fx;
+    return x;
+  }
+  std::vector<Eigen::VectorXd> S, Y;
+  std::vector<double> rho;
+  for (int it = 0; it < max_iterations; ++it) {
+    // Free variables: not at a bound with the gradient pushing outward.
+    Eigen::VectorXd mask = Eigen::VectorXd::Ones(p);
+    for (Eigen::Index i = 0; i < p; ++i)
+      if ((x[i] <= lo[i] && g[i] > 0) || (x[i] >= hi[i] && g[i] < 0)) mask[i] = 0;
+    Eigen::VectorXd pg = g.cwiseProduct(mask);
+    if (pg.lpNorm<Eigen::Infinity>() < 1e-5) break;
+    // Two-loop recursion on the free variables.
+    Eigen::VectorXd q = pg;
+    std::vector<double> a(S.size());
+    for (int k = static_cast<int>(S.size()) - 1; k >= 0; --k) {
+      a[k] = rho[k] * S[k].cwiseProduct(mask).dot(q);
+      q -= a[k] * Y[k].cwiseProduct(mask);
+    }
+    if (!S.empty()) {
+      const Eigen::VectorXd &s = S.back(), &y = Y.back();
+      const double yy = y.cwiseProduct(mask).squaredNorm();
+      if (yy > 0) q *= std::max(1e-8, s.cwiseProduct(mask).dot(y.cwiseProduct(mask)) / yy);
+    } else {
+      q /= std::max(1.0, pg.norm());
+    }
+    for (size_t k = 0; k < S.size(); ++k) {
+      const double b = rho[k] * Y[k].cwiseProduct(mask).dot(q);
+      q += S[k].cwiseProduct(mask) * (a[k] - b);
+    }
+    Eigen::VectorXd d = -q.cwiseProduct(mask);
+    if (d.dot(pg) >= 0) d = -pg / std::max(1.0, pg.norm());
+    // Armijo backtracking on the projected path.
+    double t = 1.0, fn = 0;
+    Eigen::VectorXd xn, gn(p);
+    bool accepted = false;
+    for (int ls = 0; ls < 25; ++ls, t *= 0.5) {
+      xn = (x + t * d).cwiseMax(lo).cwiseMin(hi);
+      fn = f(xn, &gn);
+      if (std::isfinite(fn) && fn <= fx + 1e-4 * g.dot(xn - x)) {
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) break;
+    const Eigen::VectorXd s = xn - x, y = gn - g;
+    const double sy = s.dot(y);
+    if (sy > 1e-12) {
+      S.push_back(s);
+      Y.push_back(y);
+      rho.push_back(1.0 / sy);
+      if (static_cast<int>(S.size()) > m) {
+        S.erase(S.begin());
+        Y.erase(Y.begin());
+        rho.erase(rho.begin());
+      }
+    }
+    const double df = fx - fn;
+    x = xn;
+    g = gn;
+    fx = fn;
+    if (df < 1e-7 * (1.0 + std::fabs(fx))) break;
+  }
+  *fbest = fx;
+  return x;
+}
+
+Eigen::VectorXd pack(const GpHyper &h) {
+  const Eigen::Index G = h.log_lengthscale.size();
+  Eigen::VectorXd t(G + 2);
+  t.head(G) = h.log_lengthscale;
+  t[G] = h.log_signal_var;
+  t[G + 1] = h.log_noise_var;
+  return t;
+}
+
+GpHyper unpack(const Eigen::VectorXd &t) {
+  const Eigen::Index G = t.size() - 2;
+  GpHyper h;
+  h.log_lengthscale = t.head(G);
+  h.log_signal_var = t[G];
+  h.log_noise_var = t[G + 1];
+  return h;
+}
+
+LogNormalPrior lengthscale_prior(const GpFitOptions &o, int G) {
+  LogNormalPrior p = o.lengthscale;
+  if (std::isnan(p.mu)) p.mu = std::sqrt(2.0) + 0.5 * std::log(std::max(1, G));
+  return p;
+}
+
+void check_shapes(const Eigen::MatrixXd &X, const Eigen::VectorXd &y,
+                  const std::vector<int> &groups) {
+  if (X.rows() != y.size())
+    throw_invalid("GP: X has " + std::to_string(X.rows()) + " rows, y " + std::to_string(y.size()));
+  if (static_cast<size_t>(X.cols()) != groups.size())
+    throw_invalid("GP: groups do not match the columns of X");
+  if (X.rows() == 0) throw_invalid("GP: no data");
+}
+
+}  // namespace
+
+GpHyper prior_median(const GpFitOptions &o, int G) {
+  GpHyper h;
+  h.log_lengthscale = Eigen::VectorXd::Constant(G, lengthscale_prior(o, G).mu);
+  h.log_signal_var = o.signal_var.mu;
+  h.log_noise_var = o.noise_var.mu;
+  return h;
+}
+
+double GaussianProcess::log_marginal_likelihood(const Eigen::MatrixXd &X, const Eigen::VectorXd &y,
+                                                const std::vector<int> &groups, const GpHyper &h,
+                                                Eigen::VectorXd *gradient) {
+  check_shapes(X, y, groups);
+  const int G = static_cast<int>(h.log_lengthscale.size());
+  if (G < group_count(groups)) throw_invalid("GP: fewer length scales than feature groups");
+  return lml_from_pairs(pair_distances(X, groups, G), y, pack(h), gradient);
+}
+
+GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y, std::vector<int> groups,
+                                 GpHyper hyper)
+    : X_(std::move(X)), y_(std::move(y)), groups_(std::move(groups)), hyper_(std::move(hyper)) {
+  check_shapes(X_, y_, groups_);
+  if (hyper_.log_lengthscale.size() < group_count(groups_))
+    throw_invalid("GP: fewer length scales than feature groups");
+  const Eigen::Index n = X_.rows();
+  Eigen::MatrixXd K = kernel(X_, X_);
+  const double sn2 = noise_var();
+  double jitter = kJitter;
+  for (int attempt = 0;; ++attempt) {
+    Eigen::MatrixXd Kn = K;
+    Kn.diagonal().array() += sn2 + jitter;
+    Eigen::LLT<Eigen::MatrixXd> llt(Kn);
+    if (llt.info() == Eigen::Success) {
+      L_ = llt.matrixL();
+      alpha_ = llt.solve(y_);
+      break;
+    }
+    if (attempt == 6) throw Error(Errc::internal, "GP: the kernel matrix is not positive definite");
+    jitter *= 100;
+  }
+  beta_ = L_.triangularView<Eigen::Lower>().solve(y_);
+  Linv_ = lower_inverse(L_);
+  lml_ = -0.5 * y_.dot(alpha_) - 0.5 * n * kLog2Pi - L_.diagonal().array().log().sum();
+}
+
+GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::vector<int> groups,
+                                     const GpFitOptions &o) {
+  check_shapes(X, y, groups);
+  const int G = group_count(groups);
+  const LogNormalPrior lp = lengthscale_prior(o, G);
+  const Eigen::Index P = G + 2;
+  Eigen::VectorXd lo(P), hi(P);
+  for (int g = 0; g < G; ++g) {
+    lo[g] = std::log(lp.min);
+    hi[g] = std::log(lp.max);
+  }
+  lo[G] = std::log(o.signal_var.min);
+  hi[G] = std::log(o.signal_var.max);
+  lo[G + 1] = std::log(o.noise_var.min);
+  hi[G + 1] = std::log(o.noise_var.max);
+
+  // Precompute the pairwise distances once; the objective reuses them.
+  const Eigen::MatrixXd D = pair_distances(X, groups, G);
+  const Eigen::Index n = X.rows();
+  const Objective neg_log_post = [&](const Eigen::VectorXd &t, Eigen::VectorXd *grad) {
+    Eigen::VectorXd gr;
+    const double lml = lml_from_pairs(D, y, t, &gr);
+    if (!std::isfinite(lml)) return std::numeric_limits<double>::infinity();
+    double lp_sum = 0, dg = 0;
+    for (int g = 0; g < G; ++g) {
+      lp_sum += log_prior(lp, t[g], &dg);
+      gr[g] += dg;
+    }
+    lp_sum += log_prior(o.signal_var, t[G], &dg);
+    gr[G] += dg;
+    lp_sum += log_prior(o.noise_var, t[G + 1], &dg);
+    gr[G + 1] += dg;
+    if (grad) *grad = -gr;
+    return -(lml + lp_sum);
+  };
+
+  Rng rng(o.seed, static_cast<std::uint64_t>(n));
+  Eigen::VectorXd best_t;
+  double best_f = std::numeric_limits<double>::infinity();
+  // Every start gets a few iterations (which moves it into its basin); the best one is then
+  // optimized to convergence.
+  for (int s = 0; s < std::max(1, o.starts); ++s) {
+    Eigen::VectorXd t0 = pack(s == 0 && o.first_start ? *o.first_start : prior_median(o, G));
+    if (t0.size() != P) throw_invalid("GP: the first start has the wrong number of length scales");
+    if (s > 0) {
+      for (int g = 0; g < G; ++g) t0[g] = lp.mu + lp.sd * rng.normal();
+      t0[G] = o.signal_var.mu + o.signal_var.sd * rng.normal();
+      t0[G + 1] = o.noise_var.mu + o.noise_var.sd * rng.normal();
+    }
+    double f = 0;
+    Eigen::VectorXd t = minimize_box(neg_log_post, t0, lo, hi, o.probe_iterations, &f);
+    if (f < best_f) {
+      best_f = f;
+      best_t = t;
+    }
+  }
+  if (o.max_iterations > o.probe_iterations) {
+    double f = 0;
+    Eigen::VectorXd t =
+        minimize_box(neg_log_post, best_t, lo, hi, o.max_iterations - o.probe_iterations, &f);
+    if (f <= best_f) best_t = t;
+  }
+  return GaussianProcess(std::move(X), std::move(y), std::move(groups), unpack(best_t));
+}
+
+double GaussianProcess::signal_var() const { return std::exp(hyper_.log_signal_var); }
+double GaussianProcess::noise_var() const { return std::exp(hyper_.log_noise_var); }
+
+Eigen::MatrixXd GaussianProcess::kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) const {
+  // Scale the columns by 1/l, then r^2 = |a|^2 + |b|^2 - 2 a.b (one GEMM), then the Matérn
+  // function in place: this runs over every candidate, so it avoids large temporaries.
+  Eigen::RowVectorXd inv_l(A.cols());
+  for (Eigen::Index c = 0; c < A.cols(); ++c)
+    inv_l[c] = std::exp(-hyper_.log_lengthscale[groups_[c]]);
+  const Eigen::MatrixXd As = A.array().rowwise() * inv_l.array();
+  const Eigen::MatrixXd Bs = B.array().rowwise() * inv_l.array();
+  const Eigen::ArrayXd na = As.rowwise().squaredNorm().array();
+  const Eigen::ArrayXd nb = Bs.rowwise().squaredNorm().array();
+  Eigen::MatrixXd K(A.rows(), B.rows());
+  K.noalias() = As * Bs.transpose();
+  const double sf2 = signal_var();
+  Eigen::ArrayXd r(K.rows());
+  for (Eigen::Index j = 0; j < K.cols(); ++j) {
+    auto col = K.col(j).array();
+    col = (na + nb[j] - 2.0 * col).max(0.0);
+    r = col.sqrt();
+    col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * col) * (-kSqrt5 * r).exp();
+  }
+  return K;
+}
+
+void GaussianProcess::predict(const Eigen::MatrixXd &Xs, Eigen::VectorXd *mean,
+                              Eigen::VectorXd *var) const {
+  // k(Xs, X) is (m x n): its columns are long, which the kernel evaluates fastest.
+  const Eigen::MatrixXd Kt = kernel(Xs, X_);
+  if (mean) *mean = Kt * alpha_;
+  if (var) {
+    Eigen::MatrixXd V;
+    V.noalias() = Linv_ * Kt.transpose();
+    *var = (signal_var() - V.colwise().squaredNorm().array()).max(0.0).matrix().transpose();
+  }
+}
+
+void GaussianProcess::predict_one(const Eigen::Ref<const Eigen::RowVectorXd> &x, double *mean,
+                                  double *var) const {
+  const Eigen::VectorXd k = kernel(X_, x).col(0);  // (n)
+  if (mean) *mean = k.dot(alpha_);
+  if (var) {
+    const Eigen::VectorXd v = Linv_.triangularView<Eigen::Lower>() * k;
+    *var = std::max(signal_var() - v.squaredNorm(), 0.0);
+  }
+}
+
+CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc)
+    : gp_(gp), Xc_(Xc) {
+  const Eigen::MatrixXd Kt = gp.kernel(Xc, gp.inputs());  // (m x n)
+  rows_ = Kt.cols();
+  V_.noalias() = gp.chol_inverse() * Kt.transpose();
+  beta_ = gp.beta();
+  mean_ = V_.transpose() * beta_;
+  var_ = (gp.signal_var() - V_.colwise().squaredNorm().array()).max(0.0).matrix().transpose();
+}
+
+void CandidatePosterior::condition(Eigen::Index j, double y) {
+  const Eigen::VectorXd kc = gp_.kernel(Xc_, Xc_.row(j)).col(0);  // (m)
+  const Eigen::VectorXd l = V_.topRows(rows_).col(j);
+  const double d2 = gp_.signal_var() + gp_.noise_var() - l.squaredNorm();
+  const double d = std::sqrt(std::max(d2, 1e-12));
+  Eigen::VectorXd vnew = (kc - V_.topRows(rows_).transpose() * l) / d;
+  const double b = (y - l.dot(beta_.head(rows_))) / d;
+  if (V_.rows() == rows_) {
+    V_.conservativeResize(rows_ + 4, Eigen::NoChange);
+    beta_.conservativeResize(rows_ + 4);
+  }
+  V_.row(rows_) = vnew.transpose();
+  beta_[rows_] = b;
+  ++rows_;
+  mean_ += vnew * b;
+  var_ = (var_.array() - vnew.array().square()).max(0.0).matrix();
+}
+
+}  // namespace autotune

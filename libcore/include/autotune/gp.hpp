@@ -1,0 +1,145 @@
+// Gaussian-process regression with a Matérn-5/2 ARD kernel (Rasmussen & Williams, "Gaussian
+// Processes for Machine Learning", MIT Press 2006 -- GPML).
+//
+// Model: y = f(x) + e, f ~ GP(0, k), e ~ N(0, sigma_n^2), with
+//   k(x, x') = sigma_f^2 (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r),
+//   r^2 = sum_j (x_j - x'_j)^2 / l_{g(j)}^2                                    (GPML eq. 4.17)
+// where input column j belongs to feature group g(j) and each group has its own length scale
+// (automatic relevance determination; the one-hot columns of a categorical feature share one).
+// The mean is zero: callers standardize the targets (the optimizer models the standardized log
+// score).
+//
+// Conditioning follows GPML Algorithm 2.1: L = cholesky(K + sigma_n^2 I), alpha = L^T \ (L \ y),
+// mean = k*^T alpha, v = L \ k*, var = k(x*, x*) - v^T v,
+// log p(y|X) = -y^T alpha / 2 - sum_i log L_ii - n/2 log 2 pi.
+// Hyperparameters theta = (log l_1..l_G, log sigma_f^2, log sigma_n^2) maximize the log marginal
+// likelihood plus log-priors (a MAP estimate; the gradient is GPML eq. 5.9), by projected L-BFGS
+// within bounds, from several starts drawn from the prior with an injected seed: every start gets
+// a few iterations, the best is then run to convergence.
+//
+// Shapes: X is (n x D), y (n), groups (D) with values in [0, G); query points (m x D).
+// Thread safety: a GaussianProcess is immutable once built; const methods may run concurrently.
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+namespace autotune {
+
+struct GpHyper {
+  Eigen::VectorXd log_lengthscale;  // (G)
+  double log_signal_var = 0.0;      // log sigma_f^2
+  double log_noise_var = -4.0;      // log sigma_n^2
+};
+
+// A prior on one positive hyperparameter h, and its bounds.  Log-normal: log h ~ N(mu, sd^2).
+struct LogNormalPrior {
+  double mu = 0, sd = 1;
+  double min = 1e-3, max = 1e3;  // bounds on h
+};
+
+struct GpFitOptions {
+  // Length scales on inputs scaled to [0, 1]: LogNormal(sqrt(2) + log(G)/2, sqrt(3)), the
+  // dimension-scaled prior of Hvarfner, Hellsten & Nardi, "Vanilla Bayesian optimization performs
+  // great in high dimensions" (ICML 2024), BoTorch's default since 0.12.  With G features its
+  // median grows as sqrt(G): the more features, the smoother the function is assumed to be in
+  // each one, which keeps the model from explaining a handful of points by wiggles.  mu = NaN
+  // (the default) means "use that formula"; set mu to override.
+  LogNormalPrior lengthscale{std::numeric_limits<double>::quiet_NaN(), 1.7320508075688772, 0.02,
+                             100.0};
+  // Signal variance of standardized targets: centred on 1.
+  LogNormalPrior signal_var{0.0, 1.0, 0.05, 20.0};
+  // Noise variance of standardized targets: LogNormal(-4, 1) (same source), bounded below so the
+  // Cholesky factorization stays well conditioned with repeated inputs.
+  LogNormalPrior noise_var{-4.0, 1.0, 1e-6, 1.0};
+  // Starts: the prior median, then starts - 1 draws from the prior.  Each start gets
+  // probe_iterations L-BFGS iterations; the best continues up to max_iterations in all.
+  int starts = 4;
+  int probe_iterations = 2;
+  int max_iterations = 30;
+  std::uint64_t seed = 1;
+  // The first start instead of the prior median (e.g. the hyperparameters of a related model).
+  std::optional<GpHyper> first_start;
+};
+
+// The median hyperparameters of the priors for G feature groups (the first start of fit(),
+// unless GpFitOptions::first_start is set).
+GpHyper prior_median(const GpFitOptions &options, int groups);
+
+class GaussianProcess {
+ public:
+  GaussianProcess() = default;
+  // Conditions on (X, y) with fixed hyperparameters.  Throws Error(invalid_argument) on shape
+  // mismatch and Error(internal) when K + sigma_n^2 I is not positive definite even with jitter.
+  GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y, std::vector<int> groups, GpHyper hyper);
+
+  // MAP hyperparameters for (X, y), then conditions on them.  Deterministic for a given seed.
+  static GaussianProcess fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::vector<int> groups,
+                             const GpFitOptions &options);
+
+  // log p(y | X, theta) for the conditioned data (without priors).
+  double log_marginal_likelihood() const { return lml_; }
+  // The log marginal likelihood and its gradient with respect to theta (G + 2), without priors.
+  // Returns -infinity when the matrix is not positive definite.
+  static double log_marginal_likelihood(const Eigen::MatrixXd &X, const Eigen::VectorXd &y,
+                                        const std::vector<int> &groups, const GpHyper &h,
+                                        Eigen::VectorXd *gradient = nullptr);
+
+  // Posterior mean and variance of the latent f at the rows of Xs (m x D); var excludes the noise.
+  void predict(const Eigen::MatrixXd &Xs, Eigen::VectorXd *mean, Eigen::VectorXd *var) const;
+  // The same at one point x (1 x D), in O(n^2).
+  void predict_one(const Eigen::Ref<const Eigen::RowVectorXd> &x, double *mean, double *var) const;
+
+  // k(A, B) (rows of A against rows of B), (a x b).  Fastest when a >= b (long columns).
+  Eigen::MatrixXd kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) const;
+
+  const GpHyper &hyper() const { return hyper_; }
+  const Eigen::MatrixXd &inputs() const { return X_; }
+  const Eigen::VectorXd &targets() const { return y_; }
+  const std::vector<int> &groups() const { return groups_; }
+  // The lower Cholesky factor L of K + sigma_n^2 I (n x n) and beta = L \ y (n).
+  const Eigen::MatrixXd &chol() const { return L_; }
+  // L^-1 (n x n, lower triangular): v = L \ k* becomes a matrix product, which Eigen runs several
+  // times faster than a triangular solve with thousands of right-hand sides.
+  const Eigen::MatrixXd &chol_inverse() const { return Linv_; }
+  const Eigen::VectorXd &beta() const { return beta_; }
+  double signal_var() const;
+  double noise_var() const;
+
+ private:
+  Eigen::MatrixXd X_;
+  Eigen::VectorXd y_;
+  std::vector<int> groups_;
+  GpHyper hyper_;
+  Eigen::MatrixXd L_, Linv_;
+  Eigen::VectorXd alpha_, beta_;
+  double lml_ = 0;
+};
+
+// The posterior over a fixed set of candidate points that can absorb extra "fantasy"
+// observations cheaply, for batch proposals (kriging believer, constant liar: Ginsbourger, Le Riche
+// & Carraro, "Kriging is well-suited to parallelize optimization", 2010).  Keeps V = L \ k(X, Xc)
+// so adding a fantasy at candidate j costs O((n + added) m) instead of a refit.
+// Shapes: Xc is (m x D).
+class CandidatePosterior {
+ public:
+  CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc);
+  const Eigen::VectorXd &mean() const { return mean_; }  // (m)
+  const Eigen::VectorXd &var() const { return var_; }    // (m), latent, >= 0
+  // Adds observation y at candidate j with the GP's hyperparameters (no refit).
+  void condition(Eigen::Index j, double y);
+
+ private:
+  const GaussianProcess &gp_;
+  const Eigen::MatrixXd &Xc_;
+  Eigen::MatrixXd V_;     // (rows x m)
+  Eigen::VectorXd beta_;  // (rows)
+  Eigen::Index rows_ = 0;
+  Eigen::VectorXd mean_, var_;
+};
+
+}  // namespace autotune

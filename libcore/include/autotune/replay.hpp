@@ -1,0 +1,77 @@
+// Offline replay: run a search strategy against a table of measured configurations, as if each
+// proposal were a real trial, and measure how fast it finds the best one.
+//
+// A table (table.hpp) holds one row per (problem, configuration): a group column names the
+// problem, feature columns describe the configuration (numeric when every value is a number,
+// else categorical), and three columns hold the measurement: time (> 0), cost (> 0) and ok
+// (1 = completed, 0 = failed or timed out: the engine sees a failure).  Within one run, the
+// reference (objective.hpp) is the first successful trial, every score is
+// (1-gamma) T/T_ref + gamma C/C_ref, and the optimum is the lowest score over the rows with ok=1.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autotune/candidates.hpp"
+#include "autotune/optimizer.hpp"
+#include "autotune/table.hpp"
+
+namespace autotune {
+
+// A feature computed from numeric columns: their product (e.g. the total memory of an
+// allocation = nodes x memory per node).  On the log scale of the model a product is a sum, so
+// this adds the direction "more of both" as an input of its own.
+struct DerivedFeature {
+  std::string name;
+  std::vector<std::string> factors;  // at least one numeric column
+  // Parses "NAME=A*B[*C...]"; throws Error(invalid_argument) naming `field`.
+  static DerivedFeature parse(std::string_view text, std::string_view field = "--derive");
+};
+
+struct ReplaySpec {
+  std::string group;                    // empty: the whole table is one problem
+  std::vector<std::string> features;    // empty: every column but group, time, cost and ok
+  std::vector<DerivedFeature> derived;  // added after `features`
+  std::string time_column = "time_s";
+  std::string cost_column = "cost";
+  std::string ok_column = "ok";
+};
+
+struct ReplayProblem {
+  std::string name;
+  CandidateSet candidates;
+  std::vector<double> time, cost;  // per candidate; NaN where not ok and not given
+  std::vector<char> ok;            // per candidate
+};
+
+// Validates the table against the spec and splits it into problems (in order of first
+// appearance).  Throws Error(not_found) for a missing column and Error(invalid_argument) for an
+// empty table, a non-numeric or non-positive time or cost on an ok row, an ok value other than 0
+// or 1, an empty feature value, a derived feature over a non-numeric column or named like a
+// column, or a problem with no ok row; messages name the file, the line and the column.
+std::vector<ReplayProblem> load_problems(const Table &table, const ReplaySpec &spec);
+
+struct ReplayRun {
+  std::uint64_t seed = 0;
+  std::vector<std::size_t> tried;  // in order
+  // After each trial: best score so far / optimum (infinity before the first success).
+  std::vector<double> best_ratio;
+  StopDecision stop;
+  std::vector<double> step_seconds;  // wall time of each propose() call
+  // Trials until the best is within `fraction` of the optimum (1-based); 0 when never.
+  std::size_t trials_to_within(double fraction) const;
+  // best / optimum - 1 after `trials` trials (or at the end of a shorter run); infinity if none.
+  double regret_after(std::size_t trials) const;
+};
+
+// One search of `problem` with seed options.seed, `batch` trials proposed at a time (each batch
+// finishes before the next is proposed).  gamma in [0, 1].
+ReplayRun replay_once(const ReplayProblem &problem, double gamma, const EngineOptions &options,
+                      std::size_t batch = 1);
+
+}  // namespace autotune

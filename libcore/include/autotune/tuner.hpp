@@ -1,0 +1,99 @@
+// The tuner: from a class's trials to its next state and recommendations.
+//
+// Policy only (DESIGN.md: policy apart from storage): decide() is a pure function of the class
+// record and its trials; refit() takes a snapshot from the store, decides, and applies the
+// decision with optimistic concurrency (Store::apply_decision), retrying when a job took a
+// recommendation meanwhile.  Everything slow (enumerating the space, fitting the Gaussian
+// process) happens here, outside slurmctld: job_submit only takes the head of the precomputed
+// queue.
+//
+// What a class is searched with is fixed when the class is created (ClassSettings::extra, JSON):
+// the node types of its partition, the partition's billing weights, the engine options (seed,
+// initial trials, stopping rules) and the canonical space.  A later change of autotune.conf
+// affects new classes, never a running search.
+//
+// States:
+//  tuning     the queue holds the engine's next proposals (initial design, then expected
+//             improvement, pending-aware).  When a stopping rule fires the class converges on the
+//             configuration with the lowest mean score.
+//  converged  every job runs the best configuration, which is thereby re-measured.  If its
+//             latest score is worse than its score at convergence by more than DriftThreshold,
+//             the class goes back to tuning with RetuneBudget more trials (a new search epoch:
+//             the model then learns only from trials of the new epoch, since the old ones
+//             describe a system that changed), and says so.  A new best replaces the old one
+//             only when it is better by more than ChangeMargin (hysteresis).
+//  stale      drift was detected but no retune budget is left: jobs keep running the best, and
+//             `autotune show` says why.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/conf.hpp"
+#include "autotune/config.hpp"
+#include "autotune/space.hpp"
+#include "autotune/store.hpp"
+#include "autotune/tuner_conf.hpp"
+
+namespace autotune {
+
+// Billing weights of a partition (Slurm's TRESBillingWeights: "CPU=1.0,Mem=0.25G,GRES/gpu=2").
+// Mem weights are per MB unless suffixed K/M/G/T (per that unit).  Empty: Slurm's default,
+// billing = allocated CPUs.
+struct BillingWeights {
+  double cpu = 1.0, mem_per_mb = 0.0, node = 0.0, gpu = 0.0;
+  std::string text;  // as given
+  static BillingWeights parse(const std::string &text);
+};
+
+// Billing units per second of a configuration (Slurm's billing TRES of its request).
+double billing_rate(const Configuration &c, const BillingWeights &w);
+
+// The search problem of one class, rebuilt from its settings.
+struct ClassProblem {
+  SpaceSpec space;
+  Inventory inventory;
+  BillingWeights billing;
+  std::vector<Candidate> candidates;  // feasible for Slurm's uniform request (config.hpp)
+  std::uint64_t seed = 1;
+  std::size_t initial_trials = 3;
+  double xi = 0.01;
+  std::string batch = "believer";
+  StoppingOptions stop;
+  int queue_depth = 4;
+  int epoch_start = 0;  // trials with seq < epoch_start belong to an earlier search
+  // The candidate whose configuration is `config`, if any.
+  std::optional<std::size_t> index_of(const std::string &config) const;
+};
+
+// The settings' extra JSON for a new class: everything ClassProblem needs, fixed from now on.
+std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory, const std::string &billing_weights,
+                             const Conf &conf, std::size_t budget, std::uint64_t seed);
+ClassProblem load_problem(const ClassRecord &c);
+
+// The objective of a trial: T (seconds per sample; per job when the app reports no samples) and
+// C (billing rate x T).  nullopt when the trial has no usable measurement.
+struct TimeCost {
+  double time = 0, cost = 0;
+};
+std::optional<TimeCost> time_cost(const ClassProblem &p, const TrialRecord &t);
+
+// The tuner's decision for a class (pure).
+Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf);
+
+// Snapshot, decide, apply; retries up to `attempts` times when the class changed meanwhile.
+// Returns the decision applied.  Throws Error(busy) when every attempt lost the race.
+Decision refit(Store &store, std::int64_t class_id, const Conf &conf, int attempts = 20);
+
+// Predictions of the class's model for `configs` (mean, stddev in score units); empty when the
+// class has fewer than two successful trials.
+struct ModelView {
+  std::vector<std::string> configs;
+  std::vector<double> mean, stddev;
+};
+ModelView predict_neighbours(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
+                             const std::string &around, std::size_t count);
+
+}  // namespace autotune

@@ -1,0 +1,321 @@
+#include "autotune/optimizer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <optional>
+#include <string>
+
+#include "autotune/acquisition.hpp"
+#include "autotune/error.hpp"
+#include "autotune/rng.hpp"
+#include "autotune/units.hpp"
+
+namespace autotune {
+namespace {
+
+// Streams of the seed, so the parts of one search draw independent numbers.
+constexpr std::uint64_t kStreamDesign = 1, kStreamRandom = 2, kStreamGp = 3;
+
+double sq_dist(const Eigen::MatrixXd &X, std::size_t a, std::size_t b) {
+  return (X.row(static_cast<Eigen::Index>(a)) - X.row(static_cast<Eigen::Index>(b))).squaredNorm();
+}
+
+std::vector<std::size_t> random_order(std::size_t n, std::uint64_t seed) {
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  Rng rng(seed, kStreamRandom);
+  for (std::size_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+  return order;
+}
+
+}  // namespace
+
+void EngineOptions::validate() const {
+  if (initial_trials < 1) throw_invalid("initial trials must be at least 1");
+  if (design_draws < 1) throw_invalid("design draws must be at least 1");
+  if (!(xi >= 0) || !std::isfinite(xi))
+    throw_invalid("the EI margin '" + format_double(xi) + "' must be >= 0");
+  stop.validate();
+}
+
+std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t count,
+                                        const EngineOptions &o) {
+  const std::size_t n = cs.size();
+  count = std::min(count, n);
+  const Eigen::MatrixXd &X = cs.encoded();
+  Rng rng(o.seed, kStreamDesign);
+  const std::size_t m = std::min(o.initial_trials, n);
+  // The maximin subset of size m among design_draws random subsets.
+  std::vector<std::size_t> best;
+  double best_score = -1;
+  std::vector<std::size_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  for (std::size_t d = 0; d < std::max<std::size_t>(1, o.design_draws); ++d) {
+    // A partial Fisher-Yates shuffle picks perm[0..m); undo its swaps afterwards so every draw
+    // starts from the identity (O(m) per draw instead of O(n)).
+    std::vector<std::pair<std::size_t, std::size_t>> swaps;
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t j = i + rng.below(n - i);
+      std::swap(perm[i], perm[j]);
+      swaps.emplace_back(i, j);
+    }
+    double min_d = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = i + 1; j < m; ++j) min_d = std::min(min_d, sq_dist(X, perm[i], perm[j]));
+    if (min_d > best_score) {
+      best_score = min_d;
+      best.assign(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(m));
+    }
+    for (auto it = swaps.rbegin(); it != swaps.rend(); ++it)
+      std::swap(perm[it->first], perm[it->second]);
+  }
+  std::vector<std::size_t> order = best;
+  order.resize(std::min(order.size(), count));
+  if (order.size() >= count) return order;
+  // Greedy continuation: the candidate farthest from all chosen ones (ties: a seeded order).
+  const std::vector<std::size_t> tie = random_order(n, o.seed ^ 0x5bd1e995u);
+  std::vector<double> dmin(n, std::numeric_limits<double>::infinity());
+  std::vector<bool> chosen(n, false);
+  for (auto c : order) chosen[c] = true;
+  for (std::size_t i = 0; i < n; ++i)
+    for (auto c : order) dmin[i] = std::min(dmin[i], sq_dist(X, i, c));
+  while (order.size() < count) {
+    std::size_t pick = n;
+    for (auto i : tie)
+      if (!chosen[i] && (pick == n || dmin[i] > dmin[pick] + 1e-12)) pick = i;
+    chosen[pick] = true;
+    order.push_back(pick);
+    for (std::size_t i = 0; i < n; ++i) dmin[i] = std::min(dmin[i], sq_dist(X, i, pick));
+  }
+  return order;
+}
+
+Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
+                 const std::vector<std::size_t> &pending, std::size_t k, const EngineOptions &o) {
+  o.validate();
+  const std::size_t n = cs.size();
+  if (k < 1) throw_invalid("propose: k must be at least 1");
+  std::vector<char> taken(n, 0), succeeded(n, 0);
+  Proposal p;
+  for (const auto &ob : done) {
+    if (ob.index >= n)
+      throw_invalid("observation of candidate " + std::to_string(ob.index) + ": only " +
+                    std::to_string(n) + " candidates");
+    if (!ob.failed && !(ob.score > 0 && std::isfinite(ob.score)))
+      throw_invalid("observation of candidate " + std::to_string(ob.index) + ": score '" +
+                    format_double(ob.score) + "' must be a positive number");
+    taken[ob.index] = 1;
+    if (!ob.failed) {
+      succeeded[ob.index] = 1;
+      if (!p.best_index || ob.score < p.best_score) {
+        p.best_index = ob.index;
+        p.best_score = ob.score;
+      }
+    }
+  }
+  for (auto i : pending) {
+    if (i >= n)
+      throw_invalid("pending candidate " + std::to_string(i) + ": only " + std::to_string(n) +
+                    " candidates");
+    if (taken[i] == 2) throw_invalid("pending candidate " + std::to_string(i) + " is listed twice");
+    taken[i] = 2;
+  }
+  std::size_t untried = 0;
+  for (std::size_t i = 0; i < n; ++i) untried += taken[i] == 0;
+
+  p.stop = check_history_rules(done, pending.size(), untried, o.stop);
+  if (p.stop.stopped()) return p;
+  std::size_t slots = std::min(k, untried);
+  if (o.stop.budget > 0) {
+    const std::size_t used = done.size() + pending.size();
+    slots = std::min(slots, used >= o.stop.budget ? 0 : o.stop.budget - used);
+  }
+  auto take = [&](std::size_t i) {
+    p.indices.push_back(i);
+    taken[i] = 3;
+  };
+
+  if (o.strategy != Strategy::bo) {
+    std::vector<std::size_t> order(n);
+    if (o.strategy == Strategy::random)
+      order = random_order(n, o.seed);
+    else
+      std::iota(order.begin(), order.end(), 0);
+    for (auto i : order)
+      if (p.indices.size() < slots && taken[i] == 0) take(i);
+    return p;
+  }
+
+  // Initial design, and its continuation while the model has too little to learn from.
+  const std::size_t distinct_ok =
+      static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), 1));
+  {
+    const std::size_t started = done.size() + pending.size();
+    // Every taken candidate may come first in the order, so this many suffice.
+    const std::vector<std::size_t> design =
+        initial_design(cs, distinct_ok < 2 ? started + slots : std::min(n, o.initial_trials), o);
+    for (auto i : design) {
+      if (p.indices.size() >= slots) break;
+      const bool in_initial = started + p.indices.size() < o.initial_trials;
+      if (!in_initial && distinct_ok >= 2) break;
+      if (taken[i] == 0) take(i);
+    }
+    if (distinct_ok < 2) return p;
+  }
+
+  // The model: standardized log scores of the successful trials (and, with Failures::impute,
+  // the failures at the worst score seen).
+  const Eigen::MatrixXd &Xall = cs.encoded();
+  const bool impute = o.failures == EngineOptions::Failures::impute;
+  std::size_t failures = 0;
+  double worst = -std::numeric_limits<double>::infinity();
+  for (const auto &ob : done) {
+    failures += ob.failed;
+    if (!ob.failed) worst = std::max(worst, std::log(ob.score));
+  }
+  const Eigen::Index nd = static_cast<Eigen::Index>(impute ? done.size() : done.size() - failures);
+  Eigen::MatrixXd X(nd, Xall.cols());
+  Eigen::VectorXd y(nd);
+  {
+    Eigen::Index r = 0;
+    for (const auto &ob : done) {
+      if (ob.failed && !impute) continue;
+      const Eigen::Index j = static_cast<Eigen::Index>(ob.index);
+      X.row(r) = Xall.row(j);
+      y[r++] = (ob.failed ? worst : std::log(ob.score));
+    }
+  }
+  const double y_mean = y.mean();
+  double y_std = std::sqrt((y.array() - y_mean).square().sum() / static_cast<double>(nd));
+  if (!(y_std > 1e-12)) y_std = 1.0;
+  const Eigen::VectorXd ys = (y.array() - y_mean) / y_std;
+  GpFitOptions gpo = o.gp;
+  gpo.seed = Rng(o.seed, kStreamGp).next();
+  const GaussianProcess gp = GaussianProcess::fit(X, ys, cs.groups(), gpo);
+  CandidatePosterior post(gp, Xall);
+  p.modelled = true;
+  p.hyper = gp.hyper();
+
+  // The constraint model: a GP on the +1 / -1 labels of every finished trial, standardized, with
+  // hyperparameters of its own (where runs fail need not vary like how long they take), fitted
+  // from one start: the score model's hyperparameters.  P(feasible) = Phi(mu_c / sigma_c) is
+  // computed only where it can change a decision (see best_of below), since it is at most 1.
+  std::optional<GaussianProcess> cgp;
+  double c_mean = 0, c_std = 1;
+  if (!impute && failures > 0) {
+    const Eigen::Index na = static_cast<Eigen::Index>(done.size());
+    Eigen::MatrixXd Xc(na, Xall.cols());
+    Eigen::VectorXd c(na);
+    for (Eigen::Index r = 0; r < na; ++r) {
+      const auto &ob = done[static_cast<std::size_t>(r)];
+      Xc.row(r) = Xall.row(static_cast<Eigen::Index>(ob.index));
+      c[r] = ob.failed ? -1.0 : 1.0;
+    }
+    // Constant mean = the observed mean label, so an unexplored region gets the observed success
+    // rate rather than even odds.
+    c_mean = c.mean();
+    c_std = std::sqrt((c.array() - c_mean).square().mean());
+    GpFitOptions cpo = gpo;
+    cpo.starts = 1;
+    cpo.first_start = gp.hyper();
+    cgp.emplace(GaussianProcess::fit(Xc, (c.array() - c_mean) / c_std, cs.groups(), cpo));
+  }
+  std::vector<double> feasible(n, -1.0);
+  auto p_feasible = [&](std::size_t i) {
+    if (!cgp) return 1.0;
+    if (feasible[i] < 0) {
+      double m, v;
+      cgp->predict_one(Xall.row(static_cast<Eigen::Index>(i)), &m, &v);
+      const double mu = c_mean + c_std * m, sd = c_std * std::sqrt(v);
+      feasible[i] = sd > 0 ? normal_cdf(mu / sd) : (mu > 0 ? 1.0 : 0.0);
+    }
+    return feasible[i];
+  };
+  // The untried candidate maximizing value(i) * P(feasible i), value >= 0: candidates are taken
+  // from a heap in decreasing order of value, stopping when the value alone cannot beat the best
+  // product (P <= 1), so P is computed for a few candidates only.  Ties go to the lower index.
+  // Returns n when nothing is untried.
+  std::vector<std::pair<double, std::size_t>> heap;
+  auto best_of = [&](const std::function<double(std::size_t)> &value, double *best) {
+    heap.clear();
+    for (std::size_t i = 0; i < n; ++i)
+      if (taken[i] == 0) heap.emplace_back(value(i), n - i);  // max-heap: larger value, lower index
+    std::make_heap(heap.begin(), heap.end());
+    std::size_t pick = n;
+    *best = -1;
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end());
+      const auto [v, rev] = heap.back();
+      heap.pop_back();
+      if (v <= *best) break;
+      const std::size_t i = n - rev;
+      const double w = v * p_feasible(i);
+      if (w > *best) {
+        *best = w;
+        pick = i;
+      }
+    }
+    return pick;
+  };
+
+  // Predictive log score of candidate i: N(mu, sd^2).
+  const double best_log = std::log(p.best_score);
+  auto log_moments = [&](std::size_t i, double *mu, double *sd) {
+    const Eigen::Index j = static_cast<Eigen::Index>(i);
+    *mu = y_mean + y_std * post.mean()[j];
+    *sd = y_std * std::sqrt(post.var()[j]);
+  };
+  if (o.predictions) {
+    p.predictions.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      double mu, sd;
+      log_moments(i, &mu, &sd);
+      const double mean = std::exp(mu + 0.5 * sd * sd);
+      p.predictions[i] = {mean, mean * std::sqrt(std::expm1(sd * sd))};
+    }
+  }
+  // The ei rule, on the untried candidates, before any fantasy.
+  best_of(
+      [&](std::size_t i) {
+        double mu, sd;
+        log_moments(i, &mu, &sd);
+        return expected_improvement_lognormal(mu, sd, p.best_score);
+      },
+      &p.max_ei);
+  p.max_ei = std::max(p.max_ei, 0.0);
+  p.stop = check_ei_rule(p.max_ei, p.best_score, done.size(), o.stop);
+  if (p.stop.stopped()) {
+    p.indices.clear();
+    return p;
+  }
+
+  // Fantasies for what is running or already picked, then EI picks one at a time.  The
+  // posterior is in standardized residual units; EI is taken on the log score.
+  const double best_res = (best_log - y_mean) / y_std;
+  auto fantasize = [&](std::size_t i) {
+    const Eigen::Index j = static_cast<Eigen::Index>(i);
+    // Kriging believer: the predicted mean.  Constant liar (CL-min): the incumbent.
+    const double lie = o.batch == BatchMode::kriging_believer ? post.mean()[j] : best_res;
+    post.condition(j, lie);
+  };
+  for (auto i : pending) fantasize(i);
+  for (auto i : p.indices) fantasize(i);
+  while (p.indices.size() < slots) {
+    double best_ei;
+    const std::size_t pick = best_of(
+        [&](std::size_t i) {
+          double mu, sd;
+          log_moments(i, &mu, &sd);
+          return expected_improvement(mu, sd, best_log, o.xi * y_std);
+        },
+        &best_ei);
+    if (pick == n) break;
+    take(pick);
+    if (p.indices.size() < slots) fantasize(pick);
+  }
+  return p;
+}
+
+}  // namespace autotune

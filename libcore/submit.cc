@@ -1,0 +1,311 @@
+// at_submit(): what job_submit/autotune does for a job, behind the C API (autotune.h).
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "autotune/autotune.h"
+#include "autotune/conf.hpp"
+#include "autotune/error.hpp"
+#include "autotune/log.hpp"
+#include "autotune/names.hpp"
+#include "autotune/objective.hpp"
+#include "autotune/space.hpp"
+#include "autotune/store.hpp"
+#include "autotune/tuner.hpp"
+#include "autotune/units.hpp"
+#include "capi_internal.hpp"
+
+namespace autotune {
+namespace {
+
+struct SubmitState {
+  std::mutex mu;
+  std::string conf_path;
+  struct timespec conf_mtime {};
+  std::unique_ptr<Conf> conf;
+  std::string conf_error;
+  std::unique_ptr<Store> store;
+  std::vector<std::uint32_t> micros;  // the last calls' durations
+  std::size_t next = 0, calls = 0;
+};
+
+SubmitState &state() {
+  static SubmitState *s = new SubmitState;  // never destroyed: the plugin may be unloaded late
+  return *s;
+}
+
+constexpr std::size_t kTimingWindow = 100000;
+
+// (Re)load autotune.conf when it changed.  Caller holds the mutex.
+const Conf &current_conf(SubmitState &st) {
+  struct stat sb {};
+  if (::stat(st.conf_path.c_str(), &sb) != 0) {
+    if (!st.conf || st.conf_mtime.tv_sec != 0) {
+      st.conf = std::make_unique<Conf>(Conf::defaults());
+      st.conf_mtime = {};
+      st.store.reset();
+    }
+    return *st.conf;
+  }
+  if (!st.conf || sb.st_mtim.tv_sec != st.conf_mtime.tv_sec || sb.st_mtim.tv_nsec != st.conf_mtime.tv_nsec) {
+    st.conf.reset();
+    st.store.reset();
+    st.conf_mtime = sb.st_mtim;
+    st.conf = std::make_unique<Conf>(Conf::load(st.conf_path));  // throws: reported per job
+  }
+  return *st.conf;
+}
+
+Store &current_store(SubmitState &st, const Conf &conf) {
+  if (!st.store) {
+    // slurmctld runs as SlurmUser: it may create StateDir and the store on first use.
+    ::mkdir(conf.core.state_dir.c_str(), 0755);
+    const std::string incoming = conf.core.state_dir + "/incoming";
+    if (::mkdir(incoming.c_str(), 01733) == 0) ::chmod(incoming.c_str(), 01733);
+    st.store = std::make_unique<Store>(Store::path_in(conf.core.state_dir),
+                                       Store::Options{true, false, conf.tuner.submit_busy_timeout_ms});
+  }
+  return *st.store;
+}
+
+const char *env_get(const at_submit_request *r, const char *key) {
+  return at_env_get(r->spank_env, r->spank_env_count, key);
+}
+
+std::uint64_t class_seed(std::uint64_t base, std::uint32_t owner, const std::string &name) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  const std::string key = std::to_string(owner) + ":" + name;
+  for (unsigned char ch : key) h = (h ^ ch) * 1099511628211ull;
+  return base ^ h;
+}
+
+void copy(char *dst, std::size_t len, const std::string &s) {
+  std::strncpy(dst, s.c_str(), len - 1);
+  dst[len - 1] = '\0';
+}
+
+void add_env(at_submit_decision *out, const std::string &kv) {
+  if (out->env_count < AT_SUBMIT_MAX_ENV) copy(out->env[out->env_count++], sizeof out->env[0], kv);
+}
+
+void apply_config(at_submit_decision *out, const Configuration &c) {
+  const SlurmRequest r = slurm_request(c);
+  out->rewrite = 1;
+  out->nodes = static_cast<unsigned>(r.nodes);
+  out->ntasks = static_cast<unsigned>(r.ntasks);
+  out->cpus_per_task = static_cast<unsigned>(r.cpus_per_task);
+  out->mem_per_cpu_mb = r.mem_per_cpu_mb;
+  out->gpus_per_task = static_cast<unsigned>(r.gpus_per_task);
+  add_env(out, "AUTOTUNE_CONFIG=" + c.format());
+  add_env(out, "AUTOTUNE_PS=" + std::to_string(c.counts.servers));
+  add_env(out, "AUTOTUNE_WORKERS=" + std::to_string(c.counts.workers));
+}
+
+Inventory inventory_of(const at_submit_request *req) {
+  Inventory inv;
+  if (!req->inventory) throw Error(Errc::internal, "no inventory callback");
+  at_node_type types[64];
+  const std::size_t n = req->inventory(req->inventory_ctx, types, 64);
+  for (std::size_t i = 0; i < n && i < 64; ++i) {
+    NodeType t;
+    t.name = types[i].name ? types[i].name : ("type" + std::to_string(i));
+    t.count = types[i].count;
+    t.cpus = types[i].cpus;
+    t.mem_mb = types[i].mem_mb;
+    t.gpus = types[i].gpus;
+    if (types[i].features && *types[i].features) {
+      std::string f = types[i].features;
+      size_t pos = 0;
+      while (pos <= f.size()) {
+        size_t e = f.find(',', pos);
+        if (e == std::string::npos) e = f.size();
+        if (e > pos) t.features.push_back(f.substr(pos, e - pos));
+        pos = e + 1;
+      }
+    }
+    inv.types.push_back(std::move(t));
+  }
+  if (inv.types.empty())
+    throw_invalid(std::string("--autotune: partition ") + (req->partition ? req->partition : "?") + " has no nodes");
+  return inv;
+}
+
+// The job's class settings from its options, the site's defaults and limits.
+ClassSettings settings_from(const at_submit_request *req, const Conf &conf, SpaceSpec *space) {
+  ClassSettings s;
+  const EngineConf &e = conf.engine;
+  s.gamma = e.default_gamma;
+  s.budget = static_cast<int>(e.default_budget);
+  s.mode = conf.tuner.default_mode;
+  s.probe_batches = conf.tuner.default_probe_batches;
+  if (const char *v = env_get(req, "AUTOTUNE_GAMMA")) s.gamma = parse_gamma("--autotune-gamma", v);
+  if (const char *v = env_get(req, "AUTOTUNE_BUDGET"))
+    s.budget = static_cast<int>(parse_int("--autotune-budget", v, 1, static_cast<long long>(e.max_budget)));
+  if (const char *v = env_get(req, "AUTOTUNE_MODE")) {
+    if (std::strcmp(v, "jobs") != 0 && std::strcmp(v, "steps") != 0)
+      throw_invalid(std::string("--autotune-mode: '") + v + "' is not one of: jobs, steps");
+    s.mode = v;
+  }
+  if (const char *v = env_get(req, "AUTOTUNE_PROBE_BATCHES"))
+    s.probe_batches = static_cast<int>(parse_int("--autotune-probe-batches", v, 1, conf.tuner.max_probe_batches));
+  SpaceSpec user;
+  if (const char *v = env_get(req, "AUTOTUNE_SPACE")) user = SpaceSpec::parse(v, "--autotune-space");
+  *space = restrict_space(user, e.default_space, e.space_limits, "--autotune-space");
+  s.space = space->format();
+  return s;
+}
+
+std::string comment_prefix(const ClassRecord &c) {
+  return "autotune: class=" + c.name + (c.shared ? " (shared)" : "");
+}
+
+void decide_job(const at_submit_request *req, at_submit_decision *out) {
+  SubmitState &st = state();
+  const char *cls = env_get(req, "AUTOTUNE_CLASS");
+  if (!cls) {
+    for (const char *k : {"AUTOTUNE_GAMMA", "AUTOTUNE_BUDGET", "AUTOTUNE_MODE", "AUTOTUNE_PROBE_BATCHES", "AUTOTUNE_SPACE"})
+      if (env_get(req, k)) {
+        std::string opt = std::string("--autotune-") + (k + 9);
+        for (char &ch : opt) ch = (ch == '_') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        throw_invalid(opt + " needs --autotune=CLASS");
+      }
+    return;  // not an autotune job
+  }
+  out->is_autotune = 1;
+  const std::string name = cls;
+  validate_class_name(name, "--autotune");
+  const Conf &conf = current_conf(st);
+  SpaceSpec space;
+  const ClassSettings wanted = settings_from(req, conf, &space);  // validates every option
+  Store &store = current_store(st, conf);
+
+  std::optional<ClassRecord> c = store.find_class(req->uid, name);
+  bool writable = true;
+  if (!c) {
+    if (auto shared = store.find_shared_class(name)) {
+      c = shared;
+      writable = shared->allow_users;
+    }
+  }
+  if (!c) {
+    // A new class: its problem is fixed now (space, node types, billing weights, engine options).
+    const Inventory inv = inventory_of(req);
+    ClassSettings s = wanted;
+    s.extra = make_class_extra(space, inv, req->billing_weights ? req->billing_weights : "", conf,
+                               static_cast<std::size_t>(s.budget), class_seed(conf.engine.seed, req->uid, name));
+    ClassRecord tmp;
+    tmp.name = name;
+    tmp.settings = s;
+    (void)load_problem(tmp);  // the space must have feasible configurations: invalid input otherwise
+    c = store.ensure_class(req->uid, name, s);
+    refit(store, c->id, conf);  // the initial design: no model yet
+    c = store.find_class_by_id(c->id);
+  }
+  add_env(out, "AUTOTUNE_CLASS=" + name);
+  add_env(out, "AUTOTUNE_MODE=" + c->settings.mode);
+  add_env(out, "AUTOTUNE_PROBE_BATCHES=" + std::to_string(c->settings.probe_batches));
+  add_env(out, "AUTOTUNE_INCOMING=" + conf.core.state_dir + "/incoming");
+  std::string comment = comment_prefix(*c);
+
+  if (c->state == ClassState::converged || c->state == ClassState::stale) {
+    auto best = c->best_trial ? store.trial(*c->best_trial) : std::nullopt;
+    if (!best) throw Error(Errc::corrupt, "class " + name + " is converged without a best trial");
+    const Configuration cfg = Configuration::parse(best->config);
+    apply_config(out, cfg);
+    int used = 0;
+    for (const auto &t : store.trials(c->id)) used += t.status == TrialStatus::done || t.status == TrialStatus::failed || t.status == TrialStatus::timeout;
+    if (writable) {
+      TrialRecord t = store.add_trial(c->id, best->config, TrialOrigin::best, "re-measures the winner", TrialStatus::pending);
+      add_env(out, "AUTOTUNE_TRIAL=" + std::to_string(t.seq));
+      comment += " trial=" + std::to_string(t.seq);
+    }
+    comment += " best config=" + best->config + " from " + std::to_string(used) + " trials";
+    if (c->state == ClassState::stale) comment += " (stale: " + c->state_reason + ")";
+    copy(out->admin_comment, sizeof out->admin_comment, comment);
+    return;
+  }
+  if (c->settings.mode == "steps") {
+    // The job tunes itself inside its allocation (autotune-run): its request stays as submitted.
+    copy(out->admin_comment, sizeof out->admin_comment, comment + " mode=steps: tunes inside its allocation");
+    return;
+  }
+  if (!writable) {
+    copy(out->admin_comment, sizeof out->admin_comment,
+         comment + ": still tuning and closed to users' measurements; job runs as submitted");
+    return;
+  }
+  std::optional<TrialRecord> t = store.take_recommendation(c->id);
+  if (!t) {
+    int running = 0;
+    for (const auto &x : store.trials(c->id)) running += x.status == TrialStatus::pending || x.status == TrialStatus::running;
+    copy(out->admin_comment, sizeof out->admin_comment,
+         comment + " no free configuration (" + std::to_string(running) + " trials running); job runs as submitted");
+    return;
+  }
+  apply_config(out, Configuration::parse(t->config));
+  add_env(out, "AUTOTUNE_TRIAL=" + std::to_string(t->seq));
+  comment += " trial=" + std::to_string(t->seq) + " (" + to_string(t->origin) + ") config=" + t->config;
+  copy(out->admin_comment, sizeof out->admin_comment, comment);
+}
+
+}  // namespace
+}  // namespace autotune
+
+using namespace autotune;
+
+extern "C" int at_submit_configure(const char *conf_path, char *err, size_t errlen) {
+  return capi::firewall(err, errlen, [&] {
+    SubmitState &st = state();
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.conf_path = conf_path ? conf_path : "";
+    st.conf.reset();
+    st.store.reset();
+    st.conf_mtime = {};
+    current_conf(st);
+  });
+}
+
+extern "C" int at_submit(const at_submit_request *req, at_submit_decision *out, char *err, size_t errlen) {
+  const auto start = std::chrono::steady_clock::now();
+  SubmitState &st = state();
+  std::lock_guard<std::mutex> lock(st.mu);
+  std::memset(out, 0, sizeof *out);
+  int rc = capi::firewall(err, errlen, [&] { decide_job(req, out); });
+  if (rc != AT_OK && rc != AT_EINVAL) {
+    st.store.reset();  // reopen next time: the error may have been the connection's
+    const bool autotune_job = out->is_autotune;
+    std::memset(out, 0, sizeof *out);
+    out->is_autotune = autotune_job;
+  }
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+  if (out->is_autotune || rc != AT_OK) {
+    if (st.micros.size() < kTimingWindow) st.micros.push_back(static_cast<std::uint32_t>(us));
+    else st.micros[st.next++ % kTimingWindow] = static_cast<std::uint32_t>(us);
+    ++st.calls;
+  }
+  return rc;
+}
+
+extern "C" void at_submit_stats(char *buf, size_t len) {
+  if (!buf || len == 0) return;
+  SubmitState &st = state();
+  std::lock_guard<std::mutex> lock(st.mu);
+  std::vector<std::uint32_t> v = st.micros;
+  std::string s;
+  if (v.empty()) {
+    s = "0 calls";
+  } else {
+    std::sort(v.begin(), v.end());
+    auto q = [&](double f) { return v[std::min(v.size() - 1, static_cast<std::size_t>(f * static_cast<double>(v.size())))]; };
+    s = std::to_string(st.calls) + " calls, median " + std::to_string(q(0.5)) + " us, p99 " + std::to_string(q(0.99)) +
+        " us, max " + std::to_string(v.back()) + " us";
+  }
+  std::strncpy(buf, s.c_str(), len - 1);
+  buf[len - 1] = '\0';
+}

@@ -1,0 +1,69 @@
+// The engine's keys of autotune.conf.
+#include "autotune/engine_conf.hpp"
+
+#include <gtest/gtest.h>
+
+#include "autotune/conf.hpp"
+#include "autotune/error.hpp"
+
+using namespace autotune;
+
+namespace {
+std::string error_of(const std::string &text) {
+  try {
+    Conf::load_text(text, "autotune.conf");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(EngineConf, DefaultsAndEveryKey) {
+  const EngineConf d = Conf::defaults().engine;
+  EXPECT_EQ(d.initial_trials, 3u);
+  EXPECT_EQ(d.default_budget, 20u);
+  EXPECT_DOUBLE_EQ(d.ei_fraction, 0.1);
+  EXPECT_TRUE(d.default_space.empty());
+  const Conf c = Conf::load_text(
+      "InitialTrials=5\nDefaultBudget=30\nMaxBudget=40\nDefaultGamma=0.25\nSeed=7\n"
+      "StopImprovement=0.02\nRoundTrials=4\nStopEIFraction=0.05\nMinTrials=8\n"
+      "ExplorationMargin=0\nBatchMode=liar\nDefaultSpace=nodes=1-4\nSpaceLimits=nodes=1-16\n");
+  const EngineConf &e = c.engine;
+  EXPECT_EQ(e.initial_trials, 5u);
+  EXPECT_EQ(e.default_budget, 30u);
+  EXPECT_EQ(e.max_budget, 40u);
+  EXPECT_DOUBLE_EQ(e.default_gamma, 0.25);
+  EXPECT_EQ(e.seed, 7u);
+  EXPECT_EQ(e.batch, BatchMode::constant_liar);
+  EXPECT_EQ(e.default_space.given(Dim::nodes), (DimValues{1, 2, 3, 4}));
+  const StoppingOptions s = e.stopping(12);
+  EXPECT_EQ(s.budget, 12u);
+  EXPECT_DOUBLE_EQ(s.min_improvement, 0.02);
+  EXPECT_EQ(s.round_trials, 4u);
+  EXPECT_DOUBLE_EQ(s.ei_fraction, 0.05);
+  EXPECT_EQ(s.min_trials, 8u);
+}
+
+TEST(EngineConf, BadValuesFailClosed) {
+  EXPECT_EQ(error_of("InitialTrials=0\n"),
+            "autotune.conf:1: InitialTrials: '0' is out of range; allowed: a whole number from 1 "
+            "to 1000");
+  EXPECT_EQ(
+      error_of("StopEIFraction=lots\n"),
+      "autotune.conf:1: StopEIFraction: 'lots' is not a number; allowed: a number from 0 to 1");
+  EXPECT_EQ(error_of("BatchMode=greedy\n"),
+            "autotune.conf:1: BatchMode: unknown batch mode 'greedy'; allowed: believer, liar");
+  EXPECT_EQ(error_of("DefaultSpace=nodes=0\n"),
+            "autotune.conf:1: DefaultSpace: nodes: '0' is out of range; allowed: a whole number "
+            "from 1 to 100000");
+  EXPECT_EQ(error_of("DefaultBudget=50\nMaxBudget=40\n"),
+            "autotune.conf:1: DefaultBudget 50 is above MaxBudget 40");
+  EXPECT_EQ(error_of("DefaultBudget=200\n"),
+            "autotune.conf:1: DefaultBudget 200 is above MaxBudget 100");
+  EXPECT_EQ(error_of("DefaultSpace=nodes=1-32\nSpaceLimits=nodes=1-16\n"),
+            "autotune.conf:1: DefaultSpace: nodes: 1-32 is outside the site's limits 1-16 "
+            "(SpaceLimits in autotune.conf)");
+  EXPECT_EQ(error_of("Seed=1\nSeed=2\n"),
+            "autotune.conf:2: Seed is given twice (first at autotune.conf:1)");
+}

@@ -1,0 +1,236 @@
+// The engine: batches with pending trials, failures, determinism, stopping inside propose().
+#include "autotune/optimizer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "autotune/error.hpp"
+
+using namespace autotune;
+
+namespace {
+
+// A 2-D grid of candidates (x, y in 1..n) and a smooth score with its minimum at (a, b).
+struct Grid {
+  CandidateSet cs;
+  std::vector<double> x, y;
+  Grid(int n) {
+    FeatureColumn fx{"x", Scale::linear, {}, {}}, fy{"y", Scale::linear, {}, {}};
+    for (int i = 1; i <= n; ++i)
+      for (int j = 1; j <= n; ++j) {
+        fx.numbers.push_back(i);
+        fy.numbers.push_back(j);
+      }
+    x = fx.numbers;
+    y = fy.numbers;
+    cs = CandidateSet({fx, fy});
+  }
+  double score(size_t i, double a = 3, double b = 7) const {
+    return 1.0 + 0.1 * ((x[i] - a) * (x[i] - a) + (y[i] - b) * (y[i] - b));
+  }
+};
+
+std::vector<Observation> run(const Grid &g, const EngineOptions &o, size_t trials,
+                             const std::function<bool(size_t)> &fails = nullptr) {
+  std::vector<Observation> done;
+  for (size_t t = 0; t < trials; ++t) {
+    const Proposal p = propose(g.cs, done, {}, 1, o);
+    if (p.stop.stopped()) break;
+    EXPECT_EQ(p.indices.size(), 1u);
+    const size_t i = p.indices[0];
+    done.push_back(fails && fails(i) ? Observation::failure(i) : Observation::ok(i, g.score(i)));
+  }
+  return done;
+}
+
+std::vector<size_t> indices(const std::vector<Observation> &v) {
+  std::vector<size_t> out;
+  for (const auto &o : v) out.push_back(o.index);
+  return out;
+}
+
+}  // namespace
+
+TEST(Propose, SameSeedSameSequenceAndHistoryContinuesIt) {
+  const Grid g(10);
+  EngineOptions o;
+  o.seed = 42;
+  o.stop.budget = 0;
+  const auto a = run(g, o, 12), b = run(g, o, 12);
+  EXPECT_EQ(indices(a), indices(b));
+  // Recomputing from any prefix of the history gives the next element of the sequence.
+  for (size_t k : {0u, 2u, 3u, 7u, 11u}) {
+    const std::vector<Observation> prefix(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(k));
+    EXPECT_EQ(propose(g.cs, prefix, {}, 1, o).indices.at(0), a[k].index) << "after " << k;
+  }
+  // The first batch depends only on the seed and the candidate set.
+  const Proposal first = propose(g.cs, {}, {}, o.initial_trials, o);
+  EXPECT_EQ(first.indices, initial_design(g.cs, o.initial_trials, o));
+  const std::vector<size_t> seq = indices(a);
+  EXPECT_EQ(first.indices, std::vector<size_t>(seq.begin(), seq.begin() + 3));
+  EXPECT_FALSE(first.modelled);
+  o.seed = 43;
+  EXPECT_NE(indices(run(g, o, 12)), indices(a));
+}
+
+TEST(Propose, FindsTheMinimumOfASmoothFunction) {
+  const Grid g(12);
+  EngineOptions o;
+  o.stop.budget = 0;
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    o.seed = seed;
+    const auto done = run(g, o, 15);
+    double best = 1e9;
+    for (const auto &ob : done) best = std::min(best, ob.score);
+    found += best <= 1.0 + 1e-9;
+  }
+  EXPECT_GE(found, 4) << "the optimum of a quadratic bowl on 144 points within 15 trials";
+}
+
+TEST(Propose, PendingAwareBatchesAreDistinct) {
+  const Grid g(10);
+  EngineOptions o;
+  o.stop.budget = 0;
+  auto done = run(g, o, 6);
+  std::set<size_t> tried;
+  for (auto i : indices(done)) tried.insert(i);
+  std::vector<size_t> pending;
+  for (size_t i = 40; pending.size() < 3; ++i)
+    if (!tried.count(i)) pending.push_back(i);
+  for (auto mode : {BatchMode::kriging_believer, BatchMode::constant_liar}) {
+    o.batch = mode;
+    const Proposal p = propose(g.cs, done, pending, 5, o);
+    ASSERT_TRUE(p.modelled);
+    ASSERT_EQ(p.indices.size(), 5u);
+    std::set<size_t> seen;
+    for (auto i : p.indices) {
+      EXPECT_TRUE(seen.insert(i).second) << "duplicate " << i;
+      EXPECT_FALSE(tried.count(i)) << "already tried " << i;
+      EXPECT_EQ(std::count(pending.begin(), pending.end(), i), 0) << "already running " << i;
+    }
+  }
+  // During the initial design too.
+  const Proposal first = propose(g.cs, {}, {7}, 4, o);
+  EXPECT_EQ(first.indices.size(), 4u);
+  EXPECT_EQ(std::set<size_t>(first.indices.begin(), first.indices.end()).size(), 4u);
+  EXPECT_EQ(std::count(first.indices.begin(), first.indices.end(), 7u), 0);
+  // The budget counts running trials: 6 done + 3 running of 10 leaves one.
+  o.stop.budget = 10;
+  EXPECT_EQ(propose(g.cs, done, pending, 5, o).indices.size(), 1u);
+  EXPECT_THROW(propose(g.cs, done, {3, 3}, 1, o), Error);
+}
+
+TEST(Propose, FailedCandidatesAreNeverProposedAgainAndSteerAway) {
+  const Grid g(10);
+  // Every candidate with x <= 4 fails, including the best of the score alone (3, 7).
+  auto fails = [&](size_t i) { return g.x[i] <= 4; };
+  for (auto mode : {EngineOptions::Failures::classifier, EngineOptions::Failures::impute}) {
+    EngineOptions o;
+    o.failures = mode;
+    o.stop.budget = 0;
+    size_t failures = 0;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      o.seed = seed;
+      const auto done = run(g, o, 25, fails);
+      std::set<size_t> seen;
+      for (const auto &ob : done) {
+        EXPECT_TRUE(seen.insert(ob.index).second) << "proposed twice: " << ob.index;
+        failures += ob.failed;
+      }
+    }
+    // 40 of the 100 candidates fail; a search that ignored failures would keep probing toward
+    // (3, 7).  Steered away, it fails on far fewer than 40% of its trials.
+    EXPECT_LT(failures, 3 * 25 * 30 / 100) << "mode " << static_cast<int>(mode);
+  }
+  // A history with only failures continues the spread-out design.
+  EngineOptions o;
+  std::vector<Observation> done = {Observation::failure(0), Observation::failure(1)};
+  const Proposal p = propose(g.cs, done, {}, 2, o);
+  EXPECT_EQ(p.indices.size(), 2u);
+  EXPECT_FALSE(p.modelled);
+}
+
+TEST(Propose, StoppingRulesInsidePropose) {
+  const Grid g(6);
+  EngineOptions o;
+  o.stop.budget = 5;
+  auto done = run(g, o, 10);
+  EXPECT_EQ(done.size(), 5u);
+  Proposal p = propose(g.cs, done, {}, 1, o);
+  EXPECT_EQ(p.stop.rule, StopRule::budget);
+  EXPECT_TRUE(p.indices.empty());
+  // Everything tried: exhausted.
+  o.stop.budget = 0;
+  done.clear();
+  for (size_t i = 0; i < g.cs.size(); ++i) done.push_back(Observation::ok(i, g.score(i)));
+  EXPECT_EQ(propose(g.cs, done, {}, 1, o).stop.rule, StopRule::exhausted);
+  // The ei rule: with most of the bowl measured, nothing untried can improve by 50%.
+  done.pop_back();
+  o.stop.ei_fraction = 0.5;
+  o.stop.min_trials = 6;
+  p = propose(g.cs, done, {}, 1, o);
+  EXPECT_EQ(p.stop.rule, StopRule::ei);
+  EXPECT_LT(p.max_ei, 0.5 * p.best_score);
+  o.stop.ei_fraction = 0;
+  p = propose(g.cs, done, {}, 1, o);
+  EXPECT_EQ(p.stop.rule, StopRule::none);
+  EXPECT_EQ(p.indices, std::vector<size_t>{g.cs.size() - 1});
+  // The improvement rule, through propose.
+  o.stop.min_improvement = 0.01;
+  o.stop.round_trials = 2;
+  o.stop.min_trials = 4;
+  std::vector<Observation> flat = {Observation::ok(0, 2.0), Observation::ok(1, 1.5),
+                                   Observation::ok(2, 1.6), Observation::ok(3, 1.7)};
+  EXPECT_EQ(propose(g.cs, flat, {}, 1, o).stop.rule, StopRule::improvement);
+}
+
+TEST(Propose, PredictionsInScoreUnits) {
+  const Grid g(8);
+  EngineOptions o;
+  o.stop.budget = 0;
+  const auto done = run(g, o, 10);
+  const Proposal p = propose(g.cs, done, {}, 1, o);
+  ASSERT_TRUE(p.modelled);
+  ASSERT_EQ(p.predictions.size(), g.cs.size());
+  for (const auto &ob : done) {
+    // At a measured candidate the prediction is close to the measurement, and confident.
+    EXPECT_NEAR(p.predictions[ob.index].mean, ob.score, 0.1 * ob.score);
+    EXPECT_LT(p.predictions[ob.index].std, 0.1 * ob.score);
+  }
+  EXPECT_EQ(p.hyper.log_lengthscale.size(), 2);
+  ASSERT_TRUE(p.best_index.has_value());
+  EXPECT_DOUBLE_EQ(p.best_score, g.score(*p.best_index));
+}
+
+TEST(Propose, RandomAndExhaustiveBaselines) {
+  const Grid g(5);
+  EngineOptions o;
+  o.strategy = Strategy::exhaustive;
+  std::vector<Observation> done = {Observation::ok(0, 1.0), Observation::ok(1, 1.0)};
+  EXPECT_EQ(propose(g.cs, done, {2}, 2, o).indices, (std::vector<size_t>{3, 4}));
+  o.strategy = Strategy::random;
+  o.stop.budget = 0;
+  const auto r = propose(g.cs, {}, {}, 25, o).indices;
+  EXPECT_EQ(std::set<size_t>(r.begin(), r.end()).size(), 25u);
+  EXPECT_EQ(parse_strategy("--strategy", "random"), Strategy::random);
+  try {
+    parse_strategy("--strategy", "anneal");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "--strategy: unknown strategy 'anneal'; allowed: bo, random, exhaustive");
+  }
+}
+
+TEST(Propose, RejectsBadHistory) {
+  const Grid g(3);
+  EngineOptions o;
+  EXPECT_THROW(propose(g.cs, {Observation::ok(9, 1.0)}, {}, 1, o), Error);
+  EXPECT_THROW(propose(g.cs, {Observation::ok(0, 0.0)}, {}, 1, o), Error);
+  EXPECT_THROW(propose(g.cs, {}, {9}, 1, o), Error);
+  EXPECT_THROW(propose(g.cs, {}, {}, 0, o), Error);
+}

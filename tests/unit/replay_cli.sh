@@ -1,0 +1,106 @@
+#!/bin/sh
+# autotune replay and the autotune dispatcher, as a user runs them: every bad input must give
+# exactly one line on stderr that says what is wrong, and a non-zero exit; good input exits 0.
+set -u
+b=${top_builddir:-.}
+at="$b/tools/autotune"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+good="$tmp/good.csv"
+cat >"$good" <<'CSV'
+app,nodes,family,time_s,cost,ok
+a,1,x,100,1.0,1
+a,2,x,60,1.2,1
+a,4,x,50,2.0,1
+a,8,x,48,3.8,1
+a,1,y,,,0
+a,2,y,40,1.1,1
+b,1,x,10,3,1
+b,2,y,4,2,1
+b,4,y,3,2.5,1
+CSV
+printf 'app,nodes,time_s,cost,ok\n' >"$tmp/empty.csv"
+: >"$tmp/nothing.csv"
+printf 'app,nodes,time_s,cost,ok\na,1,fast,1,1\n' >"$tmp/nonnum.csv"
+printf 'app,nodes,time_s,cost,ok\na,1,5,1,1\nb,1,,,0\nb,2,7200,3,0\n' >"$tmp/nook.csv"
+
+# expect_fail DESC REGEX ARGS...: non-zero exit, one stderr line matching REGEX, no stdout.
+expect_fail() {
+  desc=$1; re=$2; shift 2
+  "$at" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  lines=$(wc -l <"$tmp/err")
+  if [ "$rc" = 0 ]; then
+    echo "FAIL: $desc: exit status 0"; fail=1
+  elif [ "$lines" != 1 ]; then
+    echo "FAIL: $desc: $lines lines on stderr:"; cat "$tmp/err"; fail=1
+  elif ! grep -Eq "$re" "$tmp/err"; then
+    echo "FAIL: $desc: '$(cat "$tmp/err")' does not match '$re'"; fail=1
+  elif [ -s "$tmp/out" ]; then
+    echo "FAIL: $desc: wrote to stdout"; fail=1
+  else
+    echo "ok: $desc (exit $rc): $(cat "$tmp/err")"
+  fi
+}
+
+r="replay --group app"
+# shellcheck disable=SC2086
+{
+expect_fail "missing column" "^autotune replay: --group: no column 'workload' in .*good.csv; columns: app, nodes, family, time_s, cost, ok$" \
+  replay --table "$good" --group workload
+expect_fail "missing feature column" "^autotune replay: --features: no column 'size' in .*good.csv" \
+  $r --table "$good" --features nodes,size
+expect_fail "missing measurement column" "^autotune replay: ok column: no column 'okay' in .*good.csv" \
+  $r --table "$good" --ok-column okay
+expect_fail "non-numeric value" "^autotune replay: .*nonnum.csv:2: time_s: 'fast' is not a number$" \
+  $r --table "$tmp/nonnum.csv"
+expect_fail "empty table" "^autotune replay: .*empty.csv: the table has no data rows$" \
+  $r --table "$tmp/empty.csv"
+expect_fail "empty file" "^autotune replay: .*nothing.csv: the table is empty \(no header line\)$" \
+  $r --table "$tmp/nothing.csv"
+expect_fail "problem where nothing is ok" "^autotune replay: .*nook.csv: problem 'b' \(app\): no row has ok=1, so there is no optimum to compare with$" \
+  $r --table "$tmp/nook.csv"
+expect_fail "gamma above 1" "^autotune replay: --gamma: '1.5' is out of range; allowed: a number from 0 to 1$" \
+  $r --table "$good" --gamma 1.5
+expect_fail "gamma below 0" "^autotune replay: --gamma: '-0.1' is out of range" \
+  $r --table "$good" --gamma=-0.1
+expect_fail "gamma not a number" "^autotune replay: --gamma: 'cheap' is not a number" \
+  $r --table "$good" --gamma cheap
+expect_fail "unknown strategy" "^autotune replay: --strategy: unknown strategy 'anneal'; allowed: bo, random, exhaustive$" \
+  $r --table "$good" --strategy bo,anneal
+expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \
+  $r --table "$tmp/missing.csv"
+expect_fail "no --table" "^autotune replay: --table FILE is required \(see --help\)$" replay --gamma 1
+expect_fail "unknown option" "^autotune replay: unknown option '--gama'; see \`autotune replay --help'$" \
+  $r --table "$good" --gama 1
+expect_fail "zero budget" "^autotune replay: --budget: '0' is out of range" $r --table "$good" --budget 0
+expect_fail "bad derived feature" "^autotune replay: .*family: 'x' is not a number \(a factor of --derive z\)$" \
+  $r --table "$good" --derive z=nodes*family
+expect_fail "unknown command" "^autotune: unknown command 'replai'; commands: status, show, report, export, forget, admin, replay, ingest \(see \`autotune --help'\)$" replai
+}
+
+# Good input: exit 0, a row per problem and strategy and the overall comparison.
+if "$at" $r --table "$good" --gamma 1 --seeds 3 --budget 6 >"$tmp/out" 2>"$tmp/err" &&
+   grep -q '^a ' "$tmp/out" && grep -q '^b ' "$tmp/out" && grep -q '^all (6 runs) ' "$tmp/out" &&
+   grep -q '^median trials to within 10%: bo ' "$tmp/out" && [ ! -s "$tmp/err" ]; then
+  echo "ok: a good table replays"
+else
+  echo "FAIL: a good table:"; cat "$tmp/out" "$tmp/err"; fail=1
+fi
+if "$at" $r --table "$good" --seeds 2 --budget 4 --json >"$tmp/out" 2>&1 &&
+   grep -q '"to10_median"' "$tmp/out" && grep -q '"overall"' "$tmp/out"; then
+  echo "ok: --json"
+else
+  echo "FAIL: --json:"; cat "$tmp/out"; fail=1
+fi
+for args in "--help" "replay --help" "help replay"; do
+  # shellcheck disable=SC2086
+  if "$at" $args >"$tmp/out" 2>&1 && grep -qi '^usage: autotune' "$tmp/out"; then
+    echo "ok: autotune $args"
+  else
+    echo "FAIL: autotune $args"; cat "$tmp/out"; fail=1
+  fi
+done
+"$at" >/dev/null 2>&1; rc=$?
+if [ "$rc" = 2 ]; then echo "ok: no command exits 2"; else echo "FAIL: no command exits $rc"; fail=1; fi
+exit $fail

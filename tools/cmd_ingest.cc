@@ -1,0 +1,344 @@
+// autotune ingest: record what an autotune job did, then refit its class.
+//
+// Runs as SlurmUser from PrologSlurmctld / EpilogSlurmctld (tools/ingest-hook), with slurmctld's
+// environment for the job.  Whose class and which trial it is comes from Slurm's own record of
+// the job (its user id and the AdminComment job_submit/autotune wrote, which users cannot set),
+// never from the result file the job left: a user can only ever skew their own classes.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "args.hpp"
+#include "autotune/error.hpp"
+#include "autotune/result.hpp"
+#include "autotune/tuner.hpp"
+#include "autotune/units.hpp"
+#include "commands.hpp"
+
+namespace autotune::cli {
+
+namespace {
+
+// What Slurm says about the job.
+struct JobFacts {
+  std::uint32_t job_id = 0;
+  std::uint32_t uid = 0;
+  std::string admin_comment;
+  std::string state;  // COMPLETED, FAILED, TIMEOUT, CANCELLED, OUT_OF_MEMORY, ...
+  std::string nodes;
+  double start = 0, end = 0;
+  std::uint32_t exit_code = 0;
+};
+
+const char *state_name(std::uint32_t state) {
+  switch (state & JOB_STATE_BASE) {
+    case JOB_PENDING: return "PENDING";
+    case JOB_RUNNING: return "RUNNING";
+    case JOB_SUSPENDED: return "SUSPENDED";
+    case JOB_COMPLETE: return "COMPLETED";
+    case JOB_CANCELLED: return "CANCELLED";
+    case JOB_FAILED: return "FAILED";
+    case JOB_TIMEOUT: return "TIMEOUT";
+    case JOB_NODE_FAIL: return "NODE_FAIL";
+    case JOB_PREEMPTED: return "PREEMPTED";
+    case JOB_BOOT_FAIL: return "BOOT_FAIL";
+    case JOB_DEADLINE: return "DEADLINE";
+    case JOB_OOM: return "OUT_OF_MEMORY";
+    default: return "UNKNOWN";
+  }
+}
+
+JobFacts load_job(std::uint32_t id) {
+  job_info_msg_t *msg = nullptr;
+  if (slurm_load_job(&msg, id, SHOW_DETAIL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
+    const int e = slurm_get_errno();
+    if (msg) slurm_free_job_info_msg(msg);
+    throw Error(Errc::not_found, "Slurm does not know job " + std::to_string(id) + " (" + slurm_strerror(e) + ")");
+  }
+  const slurm_job_info_t &j = msg->job_array[0];
+  JobFacts f;
+  f.job_id = j.job_id;
+  f.uid = j.user_id;
+  f.admin_comment = j.admin_comment ? j.admin_comment : "";
+  f.state = state_name(j.job_state);
+  f.nodes = j.nodes ? j.nodes : "";
+  f.start = static_cast<double>(j.start_time);
+  f.end = static_cast<double>(j.end_time);
+  f.exit_code = j.exit_code;
+  slurm_free_job_info_msg(msg);
+  return f;
+}
+
+// "autotune: class=NAME[ (shared)] trial=N ..." as job_submit/autotune wrote it.
+struct Record {
+  std::string cls;
+  bool shared = false;
+  std::optional<int> trial;
+  bool steps = false;
+};
+
+std::optional<Record> parse_record(const std::string &comment) {
+  static const std::regex re(R"(autotune: class=([A-Za-z0-9._-]+)( \(shared\))?( trial=([0-9]+))?( mode=steps)?)");
+  std::smatch m;
+  if (!std::regex_search(comment, m, re)) return std::nullopt;
+  Record r;
+  r.cls = m[1];
+  r.shared = m[2].matched;
+  if (m[4].matched) r.trial = std::stoi(m[4]);
+  r.steps = m[5].matched;
+  return r;
+}
+
+FILE *g_log = nullptr;
+void log_line(const std::string &msg) {
+  char ts[32];
+  const time_t now = time(nullptr);
+  struct tm tm;
+  localtime_r(&now, &tm);
+  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (g_log) {
+    std::fprintf(g_log, "[%s] %s\n", ts, msg.c_str());
+    std::fflush(g_log);
+  }
+  std::fprintf(stderr, "autotune ingest: %s\n", msg.c_str());
+}
+
+// The job's result files: <job>.json (mode jobs) and <job>.<n>.json (steps mode).
+std::vector<std::string> result_files(const std::string &dir, std::uint32_t job) {
+  std::vector<std::string> out;
+  DIR *d = opendir(dir.c_str());
+  if (!d) return out;
+  const std::string a = std::to_string(job) + ".json", b = std::to_string(job) + ".";
+  while (struct dirent *e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n == a || (n.rfind(b, 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json")) out.push_back(dir + "/" + n);
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Measurement measurement_of(const RunResult &r, const std::string &nodes) {
+  Measurement m;
+  const AppResult &a = *r.app;
+  m.samples_per_s = a.samples_per_s;
+  if (a.worker) {
+    m.worker_cpu = a.worker->cpu_util_mean;
+    m.worker_mem_mb = a.worker->peak_rss_mb_max;
+  }
+  if (a.server && a.server->ranks > 0) {
+    m.server_cpu = a.server->cpu_util_mean;
+    m.server_mem_mb = a.server->peak_rss_mb_max;
+  }
+  m.nodes = nodes;
+  return m;
+}
+
+// Per-node speed: each worker's throughput relative to the trial's median worker.
+void record_node_speed(Store &store, const RunResult &r, double alpha) {
+  if (!r.app) return;
+  std::map<std::string, std::vector<double>> by_node;
+  std::vector<double> all;
+  for (const auto &p : r.app->per_rank)
+    if (p.role == "worker" && p.samples_per_s && *p.samples_per_s > 0 && !p.node.empty()) {
+      by_node[p.node].push_back(*p.samples_per_s);
+      all.push_back(*p.samples_per_s);
+    }
+  if (all.size() < 2 || by_node.size() < 2) return;  // nothing to compare against
+  std::sort(all.begin(), all.end());
+  const double median = all[all.size() / 2];
+  if (!(median > 0)) return;
+  for (auto &[node, v] : by_node) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    store.update_node_speed(node, std::min(2.0, sum / static_cast<double>(v.size()) / median), alpha);
+  }
+}
+
+int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
+  JobFacts f = load_job(job_id);
+  auto rec = parse_record(f.admin_comment);
+  if (!rec) {
+    log_line("job " + std::to_string(job_id) + ": no autotune record in its AdminComment (not tuned); nothing to do");
+    return 0;
+  }
+  Store store(Store::path_in(conf.core.state_dir), {false, false, 10000});
+  std::optional<ClassRecord> c = rec->shared ? store.find_shared_class(rec->cls) : store.find_class(f.uid, rec->cls);
+  if (!c) {
+    log_line("job " + std::to_string(job_id) + ": class " + rec->cls + " of uid " + std::to_string(f.uid) +
+             " is gone (forgotten?); nothing recorded");
+    return 0;
+  }
+  const std::string who = "job " + std::to_string(job_id) + " (class " + c->name + ", uid " + std::to_string(f.uid) + ")";
+  const std::string incoming = conf.core.state_dir + "/incoming";
+
+  // The trial job_submit recorded for this job.
+  std::optional<TrialRecord> trial;
+  if (rec->trial)
+    for (const auto &t : store.trials(c->id))
+      if (t.seq == *rec->trial) trial = t;
+
+  if (prolog) {
+    if (trial) store.mark_running(trial->id, job_id, f.start > 0 ? f.start : static_cast<double>(time(nullptr)));
+    return 0;
+  }
+
+  std::vector<std::string> files = result_files(incoming, job_id);
+  const ClassProblem problem = load_problem(*c);
+  bool changed = false;
+
+  if (rec->steps) {
+    // In-allocation tuning: one result per job step, each its own trial (see autotune-run).
+    for (const std::string &path : files) {
+      try {
+        const RunResult r = read_result_file(path, f.uid);
+        if (!r.step) throw_invalid("result of a steps-mode job without its step number");
+        Configuration cfg = Configuration::parse(r.config, "result config");
+        if (!problem.index_of(cfg.format())) throw_invalid("configuration " + cfg.format() + " is outside the class's space");
+        if (store.trial_by_job(job_id, *r.step)) {
+          log_line(who + ": step " + std::to_string(*r.step) + " already recorded");
+        } else {
+          TrialRecord t = store.add_trial(c->id, cfg.format(), r.adjust_reason.empty() ? TrialOrigin::model : TrialOrigin::adjust,
+                                          r.adjust_reason.empty() ? "profiled in the allocation" : r.adjust_reason,
+                                          TrialStatus::running, job_id, *r.step);
+          const TrialStatus status = r.status == "ok" && r.app && r.app->samples_per_s > 0 ? TrialStatus::done
+                                     : r.status == "timeout"                               ? TrialStatus::timeout
+                                                                                           : TrialStatus::failed;
+          std::optional<Measurement> m;
+          if (status == TrialStatus::done) {
+            m = measurement_of(r, f.nodes);
+            TrialRecord tmp = t;
+            tmp.measurement = m;
+            if (auto tc = time_cost(problem, tmp)) {
+              m->time_s = tc->time;
+              m->cost = tc->cost;
+            }
+            m->raw = "";
+            record_node_speed(store, r, conf.tuner.node_speed_alpha);
+          }
+          store.finish_trial(t.id, status, m, f.end > 0 ? f.end : static_cast<double>(time(nullptr)), r.reason);
+          log_line(who + ": step " + std::to_string(*r.step) + " " + cfg.format() + ": " + to_string(status) +
+                   (r.reason.empty() ? "" : " (" + r.reason + ")"));
+          changed = true;
+        }
+      } catch (const Error &e) {
+        log_line(who + ": rejected " + path + ": " + e.what());
+      }
+      ::unlink(path.c_str());
+    }
+  } else if (trial) {
+    TrialStatus status = TrialStatus::failed;
+    std::string why;
+    std::optional<Measurement> m;
+    const std::string mine = incoming + "/" + std::to_string(job_id) + ".json";
+    if (f.state == "CANCELLED" && f.start <= 0) {
+      store.drop_trial(trial->id);  // it never ran: its configuration goes back to the search
+      log_line(who + ": cancelled before it started; trial " + std::to_string(trial->seq) + " dropped");
+      changed = true;
+    } else {
+      try {
+        const RunResult r = read_result_file(mine, f.uid);
+        if (r.status == "ok" && r.app && r.app->samples_per_s > 0) {
+          status = TrialStatus::done;
+          m = measurement_of(r, f.nodes);
+          TrialRecord tmp = *trial;
+          tmp.measurement = m;
+          if (auto tc = time_cost(problem, tmp)) {
+            m->time_s = tc->time;
+            m->cost = tc->cost;
+          }
+          record_node_speed(store, r, conf.tuner.node_speed_alpha);
+        } else {
+          status = r.status == "timeout" ? TrialStatus::timeout : TrialStatus::failed;
+          why = r.reason.empty() ? (r.status == "ok" ? "the app measured nothing" : r.status) : r.reason;
+        }
+      } catch (const Error &e) {
+        if (e.code() != Errc::not_found) log_line(who + ": rejected its result file: " + e.what());
+        status = f.state == "TIMEOUT" ? TrialStatus::timeout : TrialStatus::failed;
+        why = e.code() == Errc::not_found ? "the job left no result (state " + f.state + ")" : "its result was rejected";
+      }
+      if (f.state == "TIMEOUT") status = TrialStatus::timeout;
+      if (status != TrialStatus::done && (f.state == "CANCELLED")) {
+        // Cancelled while running: not the configuration's fault.
+        store.finish_trial(trial->id, TrialStatus::cancelled, std::nullopt, f.end, "cancelled while running");
+        log_line(who + ": cancelled while running; trial " + std::to_string(trial->seq) + " not counted");
+      } else if (store.finish_trial(trial->id, status, m, f.end > 0 ? f.end : static_cast<double>(time(nullptr)), why)) {
+        log_line(who + ": trial " + std::to_string(trial->seq) + " " + trial->config + ": " + to_string(status) +
+                 (why.empty() ? "" : " (" + why + ")") +
+                 (m ? " " + format_double(std::round(m->samples_per_s)) + " samples/s" : ""));
+      } else {
+        log_line(who + ": trial " + std::to_string(trial->seq) + " was already recorded");
+      }
+      changed = true;
+    }
+    for (const auto &p : files) ::unlink(p.c_str());
+  } else {
+    log_line(who + ": no trial was recorded at submission; nothing to do");
+    for (const auto &p : files) ::unlink(p.c_str());
+  }
+  if (changed) {
+    const Decision d = refit(store, c->id, conf);
+    std::string next;
+    for (const auto &r : d.queue) next += (next.empty() ? "" : "; ") + r.config;
+    log_line(who + ": class " + to_string(d.state) + (d.state_reason.empty() ? "" : " (" + d.state_reason + ")") +
+             (next.empty() ? "" : "; next: " + next));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cmd_ingest(const Caller &caller, int argc, char **argv) {
+  Args a(argc - 1, argv + 1, {"job"}, {"help", "prolog", "epilog"}, "autotune ingest");
+  if (a.flag("help")) {
+    std::printf(
+        "usage: autotune ingest [--job ID] [--prolog | --epilog]   (root and SlurmUser only)\n\n"
+        "Record what an autotune job did and refit its class.  slurmctld runs it through\n"
+        "PrologSlurmctld / EpilogSlurmctld (the ingest-hook script), which gives it SLURM_JOB_ID and\n"
+        "SLURM_SCRIPT_CONTEXT; --job and --prolog/--epilog do the same by hand.  The job's owner,\n"
+        "class and trial come from Slurm's record of the job; the result file the job left in\n"
+        "StateDir/incoming is checked (owner, size, format) and rejected with a log line when bad.\n"
+        "Log: StateDir/ingest.log.\n");
+    return 0;
+  }
+  a.expect_positional(0, "");
+  require_privileged(caller, "autotune ingest");
+  std::uint32_t job = 0;
+  if (auto v = a.value("job")) job = static_cast<std::uint32_t>(parse_int("--job", *v, 1, 4294967294LL));
+  else if (const char *e = std::getenv("SLURM_JOB_ID")) job = static_cast<std::uint32_t>(parse_int("SLURM_JOB_ID", e, 1, 4294967294LL));
+  else throw_invalid("no job: give --job ID (slurmctld sets SLURM_JOB_ID)");
+  bool prolog = a.flag("prolog");
+  if (!a.flag("prolog") && !a.flag("epilog")) {
+    const char *ctx = std::getenv("SLURM_SCRIPT_CONTEXT");
+    prolog = ctx && std::string(ctx).rfind("prolog", 0) == 0;
+  }
+  const Conf conf = load_conf(caller);
+  g_log = std::fopen((conf.core.state_dir + "/ingest.log").c_str(), "a");
+  int rc = 0;
+  try {
+    rc = ingest_job(conf, job, prolog);
+  } catch (const Error &e) {
+    log_line("job " + std::to_string(job) + ": " + e.what());
+    rc = 1;
+  }
+  if (g_log) std::fclose(g_log);
+  return rc;
+}
+
+}  // namespace autotune::cli

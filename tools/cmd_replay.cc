@@ -1,0 +1,356 @@
+// autotune replay: the offline benchmark of the tuning engine on a table of measured
+// configurations (see libcore/include/autotune/replay.hpp for the table format).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "autotune/error.hpp"
+#include "autotune/objective.hpp"
+#include "autotune/optimizer.hpp"
+#include "autotune/replay.hpp"
+#include "autotune/table.hpp"
+#include "autotune/units.hpp"
+#include "args.hpp"
+#include "cli.hpp"
+#include "commands.hpp"
+
+namespace autotune::cli {
+namespace {
+
+const char kHelp[] =
+    "Usage: autotune replay --table FILE [options]\n"
+    "\n"
+    "Replays searches on a CSV of measured configurations: one search problem per value of the\n"
+    "group column, each proposal answered from the table.  Prints, per problem and overall, the\n"
+    "trials until the best found is within 5% and 10% of the true optimum (median and p90 over\n"
+    "seeds), the fraction of runs within 10% after --at trials, the regret when the search\n"
+    "stopped, which rule stopped it, and the time of one proposal step.\n"
+    "\n"
+    "Table:\n"
+    "  --table FILE           CSV with a header line (required)\n"
+    "  --group COLUMN         one problem per value of COLUMN (default: one problem)\n"
+    "  --features A,B,...     feature columns (default: every column but the group, time, cost\n"
+    "                         and ok columns); numeric when every value is a number, else\n"
+    "                         categorical\n"
+    "  --derive NAME=A*B,...  add features that are products of numeric columns (e.g. the\n"
+    "                         total memory: nodes*mem_per_node)\n"
+    "  --time-column NAME     measured time (default time_s)\n"
+    "  --cost-column NAME     cost of the run = rate x nodes x time (default cost)\n"
+    "  --ok-column NAME       1 = completed, 0 = failed or timed out (default ok)\n"
+    "Search:\n"
+    "  --gamma G              objective: 0 fastest .. 1 cheapest (default 0.5)\n"
+    "  --strategy LIST        bo, random, exhaustive, comma-separated to compare side by side\n"
+    "                         (default bo,random)\n"
+    "  --budget N             trials per search (default 20)\n"
+    "  --seeds N              searches per problem and strategy (default 30)\n"
+    "  --seed S               first seed; the runs use S, S+1, ... (default 1)\n"
+    "  --initial N            initial design size (default 3)\n"
+    "  --xi X                 EI margin, standard deviations of the log score (default 0.01)\n"
+    "  --batch K              trials proposed at once (default 1)\n"
+    "  --batch-mode MODE      believer or liar (default believer)\n"
+    "Stopping rules (the budget always applies):\n"
+    "  --stop-improvement F   stop when a round improves the best by less than F (default 0: off)\n"
+    "  --round N              trials per round (default 3)\n"
+    "  --stop-ei F            stop when the largest EI < F x best score (default 0: off)\n"
+    "  --min-trials N         the two rules above apply from N trials on (default 6)\n"
+    "Output:\n"
+    "  --at N                 report the fraction within 10% after N trials (default 12)\n"
+    "  --json                 machine-readable output\n"
+    "  --trace                print every run: the candidates in the order tried, with their\n"
+    "                         score relative to the optimum (x = failed)\n";
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  if (q == 0.5) {
+    const size_t n = v.size();
+    if (n % 2) return v[n / 2];
+    const double a = v[n / 2 - 1], b = v[n / 2];
+    return std::isinf(a) || std::isinf(b) ? std::max(a, b) : 0.5 * (a + b);
+  }
+  const size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::max<size_t>(k, 1) - 1];
+}
+
+struct Summary {
+  std::vector<double> to5, to10, regret, trials, step_ms;
+  size_t within_at = 0, runs = 0;
+  std::map<std::string, size_t> stops;
+
+  void add(const ReplayRun &r, size_t at) {
+    const size_t a = r.trials_to_within(0.05), b = r.trials_to_within(0.10);
+    to5.push_back(a ? static_cast<double>(a) : kInf);
+    to10.push_back(b ? static_cast<double>(b) : kInf);
+    regret.push_back(r.regret_after(r.best_ratio.size()));
+    trials.push_back(static_cast<double>(r.tried.size()));
+    for (double s : r.step_seconds) step_ms.push_back(1e3 * s);
+    within_at += b != 0 && b <= at;
+    ++runs;
+    ++stops[stop_rule_name(r.stop.rule)];
+  }
+  void merge(const Summary &o) {
+    for (auto [dst, src] : {std::pair{&to5, &o.to5},
+                            {&to10, &o.to10},
+                            {&regret, &o.regret},
+                            {&trials, &o.trials},
+                            {&step_ms, &o.step_ms}})
+      dst->insert(dst->end(), src->begin(), src->end());
+    within_at += o.within_at;
+    runs += o.runs;
+    for (const auto &[k, v] : o.stops) stops[k] += v;
+  }
+  std::string stop_text() const {
+    std::string s;
+    for (const auto &[k, v] : stops) s += (s.empty() ? "" : " ") + k + ":" + std::to_string(v);
+    return s;
+  }
+};
+
+std::string trials_text(double v, size_t budget) {
+  if (std::isinf(v)) return ">" + std::to_string(budget);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v == std::floor(v) ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+std::string pct(double v) {
+  if (std::isinf(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
+  return buf;
+}
+
+nlohmann::json json_trials(double v) {
+  return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
+}
+
+nlohmann::json to_json(const Summary &s) {
+  nlohmann::json j;
+  j["runs"] = s.runs;
+  j["to5_median"] = json_trials(quantile(s.to5, 0.5));
+  j["to5_p90"] = json_trials(quantile(s.to5, 0.9));
+  j["to10_median"] = json_trials(quantile(s.to10, 0.5));
+  j["to10_p90"] = json_trials(quantile(s.to10, 0.9));
+  j["within10_at"] = s.runs ? static_cast<double>(s.within_at) / static_cast<double>(s.runs) : 0.0;
+  j["regret_median"] = json_trials(quantile(s.regret, 0.5));
+  j["regret_p90"] = json_trials(quantile(s.regret, 0.9));
+  j["trials_median"] = quantile(s.trials, 0.5);
+  j["step_ms_median"] = quantile(s.step_ms, 0.5);
+  j["step_ms_max"] =
+      s.step_ms.empty() ? 0.0 : *std::max_element(s.step_ms.begin(), s.step_ms.end());
+  j["stops"] = s.stops;
+  nlohmann::json per = nlohmann::json::array();
+  for (double v : s.to10) per.push_back(json_trials(v));
+  j["to10_per_run"] = per;
+  return j;
+}
+
+std::vector<std::string> split_list(const std::string &s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t c = s.find(',', pos);
+    if (c == std::string::npos) c = s.size();
+    out.push_back(s.substr(pos, c - pos));
+    pos = c + 1;
+  }
+  return out;
+}
+
+struct Settings {
+  std::string table;
+  ReplaySpec spec;
+  double gamma = 0.5;
+  std::vector<Strategy> strategies{Strategy::bo, Strategy::random};
+  size_t seeds = 30, batch = 1, at = 12;
+  std::uint64_t seed = 1;
+  EngineOptions engine;
+  bool json = false;
+  bool trace = false;
+};
+
+Settings parse_settings(int argc, char **argv) {
+  const Args args(argc - 1, argv + 1,
+                  {"table", "group", "features", "derive", "time-column", "cost-column", "ok-column", "gamma",
+                   "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode",
+                   "stop-improvement", "round", "stop-ei", "min-trials", "at"},
+                  {"json", "trace", "help"}, "autotune replay");
+  args.expect_positional(0, "");
+  Settings s;
+  if (args.flag("help")) return s;
+  const auto table = args.value("table");
+  if (!table || table->empty()) throw_invalid("--table FILE is required (see --help)");
+  s.table = *table;
+  if (auto v = args.value("group")) {
+    if (v->empty()) throw_invalid("--group: empty column name");
+    s.spec.group = *v;
+  }
+  if (auto v = args.value("features")) {
+    s.spec.features = split_list(*v);
+    for (const auto &f : s.spec.features)
+      if (f.empty()) throw_invalid("--features: '" + *v + "' has an empty column name");
+  }
+  if (auto v = args.value("derive"))
+    for (const auto &item : split_list(*v)) s.spec.derived.push_back(DerivedFeature::parse(item));
+  if (auto v = args.value("time-column")) s.spec.time_column = *v;
+  if (auto v = args.value("cost-column")) s.spec.cost_column = *v;
+  if (auto v = args.value("ok-column")) s.spec.ok_column = *v;
+  if (auto v = args.value("gamma")) s.gamma = parse_gamma("--gamma", *v);
+  if (auto v = args.value("strategy")) {
+    s.strategies.clear();
+    for (const auto &name : split_list(*v))
+      s.strategies.push_back(parse_strategy("--strategy", name));
+  }
+  auto count = [&](const char *name, long long lo, long long hi, size_t *dst) {
+    if (auto v = args.value(name))
+      *dst = static_cast<size_t>(parse_int(std::string("--") + name, *v, lo, hi));
+  };
+  count("budget", 1, 100000, &s.engine.stop.budget);
+  count("seeds", 1, 100000, &s.seeds);
+  count("initial", 1, 1000, &s.engine.initial_trials);
+  count("batch", 1, 1000, &s.batch);
+  count("round", 1, 1000, &s.engine.stop.round_trials);
+  count("min-trials", 0, 100000, &s.engine.stop.min_trials);
+  count("at", 1, 100000, &s.at);
+  if (auto v = args.value("seed"))
+    s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
+  if (auto v = args.value("xi")) s.engine.xi = parse_double("--xi", *v, 0, 10);
+  if (auto v = args.value("batch-mode")) s.engine.batch = parse_batch_mode("--batch-mode", *v);
+  if (auto v = args.value("stop-improvement"))
+    s.engine.stop.min_improvement = parse_double("--stop-improvement", *v, 0, 1);
+  if (auto v = args.value("stop-ei")) s.engine.stop.ei_fraction = parse_double("--stop-ei", *v, 0, 1);
+  s.engine.predictions = false;
+  s.json = args.flag("json");
+  s.trace = args.flag("trace");
+  return s;
+}
+
+void print_trace(const ReplayProblem &p, const EngineOptions &o, const ReplayRun &run) {
+  std::printf("%s %s seed %llu (stopped by %s):\n", p.name.c_str(), strategy_name(o.strategy),
+              static_cast<unsigned long long>(o.seed), stop_rule_name(run.stop.rule));
+  double prev = kInf;
+  for (size_t t = 0; t < run.tried.size(); ++t) {
+    const size_t i = run.tried[t];
+    const double r = run.best_ratio[t];
+    std::printf("  %2zu %-70s %s%s\n", t + 1, p.candidates.label(i).c_str(), p.ok[i] ? "" : "x ",
+                r < prev ? ("best " + format_double(std::round(r * 1000) / 1000)).c_str() : "");
+    prev = r;
+  }
+}
+
+}  // namespace
+
+int cmd_replay(const Caller &, int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+  Settings s;
+  try {
+    s = parse_settings(argc, argv);
+  } catch (const Error &e) {
+    std::fprintf(stderr, "autotune replay: %s\n", e.what());
+    return 2;
+  }
+  try {
+    const Table table = Table::read_csv(s.table);
+    const std::vector<ReplayProblem> problems = load_problems(table, s.spec);
+    const size_t budget = s.engine.stop.budget;
+    std::vector<std::vector<Summary>> sums(problems.size(),
+                                           std::vector<Summary>(s.strategies.size()));
+    std::vector<Summary> overall(s.strategies.size());
+    for (size_t p = 0; p < problems.size(); ++p)
+      for (size_t k = 0; k < s.strategies.size(); ++k) {
+        for (size_t i = 0; i < s.seeds; ++i) {
+          EngineOptions o = s.engine;
+          o.strategy = s.strategies[k];
+          o.seed = s.seed + i;
+          const ReplayRun run = replay_once(problems[p], s.gamma, o, s.batch);
+          if (s.trace && !s.json) print_trace(problems[p], o, run);
+          sums[p][k].add(run, s.at);
+        }
+        overall[k].merge(sums[p][k]);
+      }
+
+    if (s.json) {
+      nlohmann::json j;
+      j["table"] = s.table;
+      j["gamma"] = s.gamma;
+      j["budget"] = budget;
+      j["seeds"] = s.seeds;
+      j["first_seed"] = s.seed;
+      j["batch"] = s.batch;
+      j["at"] = s.at;
+      j["problems"] = nlohmann::json::array();
+      for (size_t p = 0; p < problems.size(); ++p) {
+        nlohmann::json jp;
+        jp["name"] = problems[p].name;
+        jp["candidates"] = problems[p].candidates.size();
+        for (size_t k = 0; k < s.strategies.size(); ++k)
+          jp["results"][strategy_name(s.strategies[k])] = to_json(sums[p][k]);
+        j["problems"].push_back(jp);
+      }
+      for (size_t k = 0; k < s.strategies.size(); ++k)
+        j["overall"][strategy_name(s.strategies[k])] = to_json(overall[k]);
+      std::printf("%s\n", j.dump(2).c_str());
+      return 0;
+    }
+
+    std::printf("replay %s: %zu problem%s, gamma %s, budget %zu, %zu seed%s from %llu, batch %zu\n",
+                s.table.c_str(), problems.size(), problems.size() == 1 ? "" : "s",
+                format_double(s.gamma).c_str(), budget, s.seeds, s.seeds == 1 ? "" : "s",
+                static_cast<unsigned long long>(s.seed), s.batch);
+    std::printf("features:");
+    for (const auto &c : problems.front().candidates.columns())
+      std::printf(" %s%s", c.name.c_str(), c.scale == Scale::categorical ? "(categorical)" : "");
+    std::printf("\n\n%-32s %-10s %8s %8s %8s %8s %9s %8s %8s %8s  %s\n", "problem", "strategy",
+                "to5-med", "to5-p90", "to10-med", "to10-p90", "in10@", "regret", "reg-p90",
+                "step-ms", "stopped by");
+    auto row = [&](const std::string &name, const char *strategy, const Summary &m) {
+      char at[32];
+      std::snprintf(at, sizeof at, "%.0f%%", m.runs ? 100.0 * m.within_at / m.runs : 0.0);
+      std::printf("%-32s %-10s %8s %8s %8s %8s %9s %8s %8s %8.2f  %s\n", name.c_str(), strategy,
+                  trials_text(quantile(m.to5, 0.5), budget).c_str(),
+                  trials_text(quantile(m.to5, 0.9), budget).c_str(),
+                  trials_text(quantile(m.to10, 0.5), budget).c_str(),
+                  trials_text(quantile(m.to10, 0.9), budget).c_str(), at,
+                  pct(quantile(m.regret, 0.5)).c_str(), pct(quantile(m.regret, 0.9)).c_str(),
+                  quantile(m.step_ms, 0.5), m.stop_text().c_str());
+    };
+    for (size_t p = 0; p < problems.size(); ++p)
+      for (size_t k = 0; k < s.strategies.size(); ++k)
+        row(k == 0 ? problems[p].name : "", strategy_name(s.strategies[k]), sums[p][k]);
+    for (size_t k = 0; k < s.strategies.size(); ++k)
+      row(k == 0 ? "all (" + std::to_string(overall[k].runs) + " runs)" : "",
+          strategy_name(s.strategies[k]), overall[k]);
+    std::printf(
+        "\nin10@ = runs within 10%% of the optimum after %zu trials; regret = best found / "
+        "optimum - 1 when the search stopped; >%zu = not reached within the budget.\n",
+        s.at, budget);
+    if (s.strategies.size() >= 2) {
+      const double a = quantile(overall[0].to10, 0.5), b = quantile(overall[1].to10, 0.5);
+      std::printf("median trials to within 10%%: %s %s, %s %s", strategy_name(s.strategies[0]),
+                  trials_text(a, budget).c_str(), strategy_name(s.strategies[1]),
+                  trials_text(b, budget).c_str());
+      if (std::isfinite(a) && std::isfinite(b) && a > 0) std::printf(" (ratio %.2f)", b / a);
+      std::printf("\n");
+    }
+    return 0;
+  } catch (const Error &e) {
+    std::fprintf(stderr, "autotune replay: %s\n", e.what());
+    return 1;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "autotune replay: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace autotune::cli
