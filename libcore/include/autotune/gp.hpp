@@ -59,11 +59,18 @@ struct GpFitOptions {
   // Starts: the prior median, then starts - 1 draws from the prior.  Each start gets
   // probe_iterations L-BFGS iterations; the best continues up to max_iterations in all.
   int starts = 4;
-  int probe_iterations = 2;
-  int max_iterations = 30;
+  int probe_iterations = 1;
+  int max_iterations = 15;
   std::uint64_t seed = 1;
   // The first start instead of the prior median (e.g. the hyperparameters of a related model).
   std::optional<GpHyper> first_start;
+  // With more observations than this, the hyperparameters are fitted on a seeded random subset of
+  // this size (subset of data: Chalupka, Williams & Murray, "A framework for evaluating
+  // approximation methods for Gaussian process regression", JMLR 2013) and the model is then
+  // conditioned on every observation.  The hyperparameter posterior is already concentrated at
+  // this size, and the fit, O(n^3) per likelihood evaluation, stays within the time of one
+  // proposal step.  0: always use every observation.
+  int max_fit_points = 32;
 };
 
 // The median hyperparameters of the priors for G feature groups (the first start of fit(),
@@ -127,7 +134,8 @@ class GaussianProcess {
 // Shapes: Xc is (m x D).
 class CandidatePosterior {
  public:
-  CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc);
+  // `fantasies` keeps V for condition() (O(n m) memory); without it condition() throws.
+  CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc, bool fantasies = true);
   const Eigen::VectorXd &mean() const { return mean_; }  // (m)
   const Eigen::VectorXd &var() const { return var_; }    // (m), latent, >= 0
   // Adds observation y at candidate j with the GP's hyperparameters (no refit).
