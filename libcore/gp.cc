@@ -375,9 +375,8 @@ Eigen::MatrixXd GaussianProcess::kernel(const Eigen::MatrixXd &A, const Eigen::M
   Eigen::ArrayXd r(K.rows());
   for (Eigen::Index j = 0; j < K.cols(); ++j) {
     auto col = K.col(j).array();
-    col = (na + nb[j] - 2.0 * col).max(0.0);
-    r = col.sqrt();
-    col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * col) * (-kSqrt5 * r).exp();
+    r = (na + nb[j] - 2.0 * col).max(0.0).sqrt();
+    col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r.square()) * (-kSqrt5 * r).exp();
   }
   return K;
 }

@@ -23,7 +23,7 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   const EngineConf d = Conf::defaults().engine;
   EXPECT_EQ(d.initial_trials, 3u);
   EXPECT_EQ(d.default_budget, 20u);
-  EXPECT_DOUBLE_EQ(d.ei_fraction, 0.1);
+  EXPECT_DOUBLE_EQ(d.ei_fraction, 0.0);
   EXPECT_TRUE(d.default_space.empty());
   const Conf c = Conf::load_text(
       "InitialTrials=5\nDefaultBudget=30\nMaxBudget=40\nDefaultGamma=0.25\nSeed=7\n"
