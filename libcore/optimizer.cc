@@ -32,6 +32,16 @@ std::vector<std::size_t> random_order(std::size_t n, std::uint64_t seed) {
 
 }  // namespace
 
+EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
+  EngineOptions o;
+  o.seed = conf.seed;
+  o.initial_trials = conf.initial_trials;
+  o.xi = conf.exploration_margin;
+  o.batch = conf.batch;
+  o.stop = conf.stopping(budget);
+  return o;
+}
+
 void EngineOptions::validate() const {
   if (initial_trials < 1) throw_invalid("initial trials must be at least 1");
   if (design_draws < 1) throw_invalid("design draws must be at least 1");
