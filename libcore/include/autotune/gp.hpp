@@ -15,7 +15,9 @@
 // Hyperparameters theta = (log l_1..l_G, log sigma_f^2, log sigma_n^2) maximize the log marginal
 // likelihood plus log-priors (a MAP estimate; the gradient is GPML eq. 5.9), by projected L-BFGS
 // within bounds, from several starts drawn from the prior with an injected seed: every start gets
-// a few iterations, the best is then run to convergence.
+// a probing iteration, the best continues for a bounded number of iterations (a proposal needs
+// the basin of the hyperparameters, not their last digits).  For many query points v = L \ k* is
+// computed as a product with the explicit L^-1.
 //
 // Shapes: X is (n x D), y (n), groups (D) with values in [0, G); query points (m x D).
 // Thread safety: a GaussianProcess is immutable once built; const methods may run concurrently.
@@ -45,7 +47,7 @@ struct LogNormalPrior {
 struct GpFitOptions {
   // Length scales on inputs scaled to [0, 1]: LogNormal(sqrt(2) + log(G)/2, sqrt(3)), the
   // dimension-scaled prior of Hvarfner, Hellsten & Nardi, "Vanilla Bayesian optimization performs
-  // great in high dimensions" (ICML 2024), BoTorch's default since 0.12.  With G features its
+  // great in high dimensions" (ICML 2024), adopted as BoTorch's default in 2024.  With G features its
   // median grows as sqrt(G): the more features, the smoother the function is assumed to be in
   // each one, which keeps the model from explaining a handful of points by wiggles.  mu = NaN
   // (the default) means "use that formula"; set mu to override.
