@@ -43,6 +43,7 @@ CandidateSet::CandidateSet(std::vector<FeatureColumn> columns) : columns_(std::m
 
   // Encode column by column into a list of encoded columns.
   std::vector<Eigen::VectorXd> cols;
+  std::vector<bool> numeric_col;
   for (const auto &c : columns_) {
     if (c.scale == Scale::categorical) {
       std::map<std::string, int> levels;
@@ -55,6 +56,7 @@ CandidateSet::CandidateSet(std::vector<FeatureColumn> columns) : columns_(std::m
         Eigen::VectorXd v(size_);
         for (size_t i = 0; i < size_; ++i) v[i] = levels[c.labels[i]] == j ? h : 0.0;
         cols.push_back(v);
+        numeric_col.push_back(false);
         groups_.push_back(feature_groups_);
       }
     } else {
@@ -72,7 +74,14 @@ CandidateSet::CandidateSet(std::vector<FeatureColumn> columns) : columns_(std::m
       }
       const double lo = v.minCoeff(), hi = v.maxCoeff();
       v = (v.array() - lo) / (hi - lo);
+      // A column that repeats an earlier numeric one (e.g. memory per node when each node type
+      // has its own CPU count) adds nothing but a length scale to fit.
+      bool repeat = false;
+      for (size_t k = 0; k < cols.size() && !repeat; ++k)
+        repeat = numeric_col[k] && (cols[k] - v).cwiseAbs().maxCoeff() < 1e-12;
+      if (repeat) continue;
       cols.push_back(v);
+      numeric_col.push_back(true);
       groups_.push_back(feature_groups_);
     }
     group_names_.push_back(c.name);

@@ -38,16 +38,15 @@ Eigen::MatrixXd pair_distances(const Eigen::MatrixXd &X, const std::vector<int> 
 Eigen::MatrixXd lower_inverse(const Eigen::MatrixXd &L) {
   const Eigen::Index n = L.rows();
   Eigen::MatrixXd inv = Eigen::MatrixXd::Zero(n, n);
-  const double *l = L.data();  // column-major: L(i, k) = l[i + k n]
   for (Eigen::Index j = 0; j < n; ++j) {
-    // Column j solves L x = e_j; the updates run down the contiguous columns of L.
-    double *x = inv.data() + j * n;
-    x[j] = 1.0;
+    // Column j solves L x = e_j; each step updates the rest of the column with a contiguous
+    // column of L (a vectorized axpy).
+    inv(j, j) = 1.0;
     for (Eigen::Index k = j; k < n; ++k) {
-      x[k] /= l[k + k * n];
-      const double xk = x[k];
-      const double *lk = l + k * n;
-      for (Eigen::Index i = k + 1; i < n; ++i) x[i] -= lk[i] * xk;
+      inv(k, j) /= L(k, k);
+      const Eigen::Index rest = n - k - 1;
+      if (rest > 0)
+        inv.col(j).segment(k + 1, rest).noalias() -= L.col(k).segment(k + 1, rest) * inv(k, j);
     }
   }
   return inv;
@@ -89,8 +88,9 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
     // dk/dlog sigma_f^2 = k, dK/dlog sigma_n^2 = sigma_n^2 I.  W is symmetric: each pair counts
     // twice.
     const Eigen::MatrixXd Linv = lower_inverse(llt.matrixLLT());
-    Eigen::MatrixXd Kinv(n, n);
-    Kinv.noalias() = Linv.transpose() * Linv;
+    // K^-1 = L^-T L^-1; only its lower triangle is read below.
+    Eigen::MatrixXd Kinv = Eigen::MatrixXd::Zero(n, n);
+    Kinv.selfadjointView<Eigen::Lower>().rankUpdate(Linv.transpose());
     Eigen::ArrayXd w(r2.size());
     p = 0;
     for (Eigen::Index j = 0; j < n; ++j)
@@ -135,7 +135,7 @@ Eigen::VectorXd minimize_box(const Objective &f, Eigen::VectorXd x, const Eigen:
     for (Eigen::Index i = 0; i < p; ++i)
       if ((x[i] <= lo[i] && g[i] > 0) || (x[i] >= hi[i] && g[i] < 0)) mask[i] = 0;
     Eigen::VectorXd pg = g.cwiseProduct(mask);
-    if (pg.lpNorm<Eigen::Infinity>() < 1e-5) break;
+    if (pg.lpNorm<Eigen::Infinity>() < 1e-3) break;
     // Two-loop recursion on the free variables.
     Eigen::VectorXd q = pg;
     std::vector<double> a(S.size());
@@ -185,7 +185,7 @@ Eigen::VectorXd minimize_box(const Objective &f, Eigen::VectorXd x, const Eigen:
     x = xn;
     g = gn;
     fx = fn;
-    if (df < 1e-7 * (1.0 + std::fabs(fx))) break;
+    if (df < 1e-5 * (1.0 + std::fabs(fx))) break;
   }
   *fbest = fx;
   return x;
@@ -286,12 +286,34 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   lo[G + 1] = std::log(o.noise_var.min);
   hi[G + 1] = std::log(o.noise_var.max);
 
-  // Precompute the pairwise distances once; the objective reuses them.
-  const Eigen::MatrixXd D = pair_distances(X, groups, G);
   const Eigen::Index n = X.rows();
+  Rng rng(o.seed, static_cast<std::uint64_t>(n));
+  // The data the hyperparameters are fitted on: all of it, or a seeded subset.
+  Eigen::MatrixXd Xf;
+  Eigen::VectorXd yf;
+  const bool subset = o.max_fit_points > 0 && n > o.max_fit_points;
+  if (subset) {
+    std::vector<Eigen::Index> idx(static_cast<size_t>(n));
+    for (Eigen::Index i = 0; i < n; ++i) idx[static_cast<size_t>(i)] = i;
+    for (int i = 0; i < o.max_fit_points; ++i)
+      std::swap(idx[static_cast<size_t>(i)],
+                idx[static_cast<size_t>(i) + rng.below(static_cast<std::uint64_t>(n - i))]);
+    idx.resize(static_cast<size_t>(o.max_fit_points));
+    std::sort(idx.begin(), idx.end());
+    Xf.resize(o.max_fit_points, X.cols());
+    yf.resize(o.max_fit_points);
+    for (int i = 0; i < o.max_fit_points; ++i) {
+      Xf.row(i) = X.row(idx[static_cast<size_t>(i)]);
+      yf[i] = y[idx[static_cast<size_t>(i)]];
+    }
+  }
+  const Eigen::MatrixXd &Xfit = subset ? Xf : X;
+  const Eigen::VectorXd &yfit = subset ? yf : y;
+  // Precompute the pairwise distances once; the objective reuses them.
+  const Eigen::MatrixXd D = pair_distances(Xfit, groups, G);
   const Objective neg_log_post = [&](const Eigen::VectorXd &t, Eigen::VectorXd *grad) {
     Eigen::VectorXd gr;
-    const double lml = lml_from_pairs(D, y, t, &gr);
+    const double lml = lml_from_pairs(D, yfit, t, &gr);
     if (!std::isfinite(lml)) return std::numeric_limits<double>::infinity();
     double lp_sum = 0, dg = 0;
     for (int g = 0; g < G; ++g) {
@@ -306,7 +328,6 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
     return -(lml + lp_sum);
   };
 
-  Rng rng(o.seed, static_cast<std::uint64_t>(n));
   Eigen::VectorXd best_t;
   double best_f = std::numeric_limits<double>::infinity();
   // Every start gets a few iterations (which moves it into its basin); the best one is then
@@ -354,9 +375,8 @@ Eigen::MatrixXd GaussianProcess::kernel(const Eigen::MatrixXd &A, const Eigen::M
   Eigen::ArrayXd r(K.rows());
   for (Eigen::Index j = 0; j < K.cols(); ++j) {
     auto col = K.col(j).array();
-    col = (na + nb[j] - 2.0 * col).max(0.0);
-    r = col.sqrt();
-    col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * col) * (-kSqrt5 * r).exp();
+    r = (na + nb[j] - 2.0 * col).max(0.0).sqrt();
+    col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r.square()) * (-kSqrt5 * r).exp();
   }
   return K;
 }
@@ -383,17 +403,32 @@ void GaussianProcess::predict_one(const Eigen::Ref<const Eigen::RowVectorXd> &x,
   }
 }
 
-CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc)
+CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc,
+                                       bool fantasies)
     : gp_(gp), Xc_(Xc) {
-  const Eigen::MatrixXd Kt = gp.kernel(Xc, gp.inputs());  // (m x n)
-  rows_ = Kt.cols();
-  V_.noalias() = gp.chol_inverse() * Kt.transpose();
+  const Eigen::Index n = gp.inputs().rows(), m = Xc.rows();
+  rows_ = n;
   beta_ = gp.beta();
-  mean_ = V_.transpose() * beta_;
-  var_ = (gp.signal_var() - V_.colwise().squaredNorm().array()).max(0.0).matrix().transpose();
+  mean_.resize(m);
+  var_.resize(m);
+  if (fantasies) V_.resize(n, m);
+  // Blocks of candidates, so the kernel block and its product with L^-1 stay in cache.
+  constexpr Eigen::Index kBlock = 256;
+  Eigen::MatrixXd Vb;
+  const double sf2 = gp.signal_var();
+  for (Eigen::Index s = 0; s < m; s += kBlock) {
+    const Eigen::Index c = std::min(kBlock, m - s);
+    const Eigen::MatrixXd Kt = gp.kernel(Xc.middleRows(s, c), gp.inputs());  // (c x n)
+    Vb.noalias() = gp.chol_inverse() * Kt.transpose();                       // (n x c)
+    mean_.segment(s, c).noalias() = Vb.transpose() * beta_;
+    var_.segment(s, c) = (sf2 - Vb.colwise().squaredNorm().array()).max(0.0).matrix().transpose();
+    if (fantasies) V_.middleCols(s, c) = Vb;
+  }
 }
 
 void CandidatePosterior::condition(Eigen::Index j, double y) {
+  if (V_.cols() != Xc_.rows())
+    throw Error(Errc::internal, "CandidatePosterior: built without fantasies");
   const Eigen::VectorXd kc = gp_.kernel(Xc_, Xc_.row(j)).col(0);  // (m)
   const Eigen::VectorXd l = V_.topRows(rows_).col(j);
   const double d2 = gp_.signal_var() + gp_.noise_var() - l.squaredNorm();

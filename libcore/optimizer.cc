@@ -32,6 +32,16 @@ std::vector<std::size_t> random_order(std::size_t n, std::uint64_t seed) {
 
 }  // namespace
 
+EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
+  EngineOptions o;
+  o.seed = conf.seed;
+  o.initial_trials = conf.initial_trials;
+  o.xi = conf.exploration_margin;
+  o.batch = conf.batch;
+  o.stop = conf.stopping(budget);
+  return o;
+}
+
 void EngineOptions::validate() const {
   if (initial_trials < 1) throw_invalid("initial trials must be at least 1");
   if (design_draws < 1) throw_invalid("design draws must be at least 1");
@@ -194,7 +204,9 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   GpFitOptions gpo = o.gp;
   gpo.seed = Rng(o.seed, kStreamGp).next();
   const GaussianProcess gp = GaussianProcess::fit(X, ys, cs.groups(), gpo);
-  CandidatePosterior post(gp, Xall);
+  // Fantasies are needed when running trials or earlier picks must be taken into account.
+  CandidatePosterior post(
+      gp, Xall, (!pending.empty() || !p.indices.empty() || slots > 1) && p.indices.size() < slots);
   p.modelled = true;
   p.hyper = gp.hyper();
 
@@ -220,6 +232,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     GpFitOptions cpo = gpo;
     cpo.starts = 1;
     cpo.first_start = gp.hyper();
+    cpo.max_iterations = std::min(cpo.max_iterations, 10);
     cgp.emplace(GaussianProcess::fit(Xc, (c.array() - c_mean) / c_std, cs.groups(), cpo));
   }
   std::vector<double> feasible(n, -1.0);
@@ -300,8 +313,10 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     const double lie = o.batch == BatchMode::kriging_believer ? post.mean()[j] : best_res;
     post.condition(j, lie);
   };
-  for (auto i : pending) fantasize(i);
-  for (auto i : p.indices) fantasize(i);
+  if (p.indices.size() < slots) {
+    for (auto i : pending) fantasize(i);
+    for (auto i : p.indices) fantasize(i);
+  }
   while (p.indices.size() < slots) {
     double best_ei;
     const std::size_t pick = best_of(

@@ -282,10 +282,18 @@ Placement place(const Configuration &c) {
 }
 
 std::string infeasible_reason(const Configuration &c, const NodeType &t) {
-  try {
-    c.validate();
-  } catch (const Error &e) {
-    return e.what();
+  // Structural checks first, without exceptions in the common case: enumerate() calls this for
+  // every combination, and many have more nodes than ranks.
+  if (c.counts.nodes > c.ranks() && c.ranks() >= 1)
+    return "configuration: " + std::to_string(c.counts.nodes) + " nodes for " +
+           std::to_string(c.ranks()) + " ranks (workers + ps); every node needs at least one rank";
+  if (c.counts.nodes < 1 || c.counts.workers < 1 || c.counts.servers < 0 || c.worker.cpus < 1 ||
+      c.server.cpus < 1 || c.worker.mem_mb < 1 || c.server.mem_mb < 1 || c.worker.gpus < 0) {
+    try {
+      c.validate();
+    } catch (const Error &e) {
+      return e.what();
+    }
   }
   const std::string type = "type '" + t.name + "' has ";
   if (c.counts.nodes > t.count)

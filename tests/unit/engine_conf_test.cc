@@ -5,6 +5,7 @@
 
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
+#include "autotune/optimizer.hpp"
 
 using namespace autotune;
 
@@ -23,7 +24,7 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   const EngineConf d = Conf::defaults().engine;
   EXPECT_EQ(d.initial_trials, 3u);
   EXPECT_EQ(d.default_budget, 20u);
-  EXPECT_DOUBLE_EQ(d.ei_fraction, 0.1);
+  EXPECT_DOUBLE_EQ(d.ei_fraction, 0.0);
   EXPECT_TRUE(d.default_space.empty());
   const Conf c = Conf::load_text(
       "InitialTrials=5\nDefaultBudget=30\nMaxBudget=40\nDefaultGamma=0.25\nSeed=7\n"
@@ -43,6 +44,13 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_EQ(s.round_trials, 4u);
   EXPECT_DOUBLE_EQ(s.ei_fraction, 0.05);
   EXPECT_EQ(s.min_trials, 8u);
+  const EngineOptions o = engine_options(e, 25);
+  EXPECT_EQ(o.seed, 7u);
+  EXPECT_EQ(o.initial_trials, 5u);
+  EXPECT_EQ(o.batch, BatchMode::constant_liar);
+  EXPECT_DOUBLE_EQ(o.xi, 0.0);
+  EXPECT_EQ(o.stop.budget, 25u);
+  EXPECT_NO_THROW(o.validate());
 }
 
 TEST(EngineConf, BadValuesFailClosed) {

@@ -223,9 +223,9 @@ TEST(CandidateSet, EncodesOnUnitScalesWithTotals) {
   const auto cands = enumerate(SpaceSpec::parse("nodes=1-4,cpus-per-worker=1|2|4"), inv);
   const CandidateSet cs = CandidateSet::from_candidates(cands, inv);
   ASSERT_EQ(cs.size(), cands.size());
-  // Varying: nodes, workers (= nodes), cpus-per-worker, total-cpus, total-mem.
-  EXPECT_EQ(cs.group_names(), (std::vector<std::string>{"nodes", "workers", "cpus-per-worker",
-                                                        "total-cpus", "total-mem"}));
+  // Varying: nodes, cpus-per-worker, total-cpus; workers (one per node) and total-mem (256M
+  // each) repeat the encoding of nodes and are dropped.
+  EXPECT_EQ(cs.group_names(), (std::vector<std::string>{"nodes", "cpus-per-worker", "total-cpus"}));
   EXPECT_DOUBLE_EQ(cs.encoded().minCoeff(), 0.0);
   EXPECT_DOUBLE_EQ(cs.encoded().maxCoeff(), 1.0);
   // Log scale: nodes 1, 2, 4 -> 0, 1/2, 1 (3 -> log 3 / log 4).

@@ -11,7 +11,8 @@
 //   then min-max scaled to [0, 1];
 // - a categorical column becomes one-hot columns scaled by 1/sqrt(2), so two different levels
 //   are at distance 1, the same as the two ends of a numeric column;
-// - a column with a single distinct value carries no information and is dropped.
+// - a column with a single distinct value carries no information and is dropped, and so is a
+//   numeric column whose encoding repeats an earlier one's.
 // The columns of one feature share one length scale (groups()).
 //
 // Thread safety: immutable after construction; concurrent reads are safe.

@@ -2,7 +2,7 @@
 // its default in etc/autotune.conf).
 //
 //   InitialTrials=3  DefaultBudget=20  MaxBudget=100  DefaultGamma=0.5  Seed=1
-//   StopImprovement=0  RoundTrials=3  StopEIFraction=0.1  MinTrials=6
+//   StopImprovement=0  RoundTrials=3  StopEIFraction=0  MinTrials=6
 //   ExplorationMargin=0.01  BatchMode=believer
 //   DefaultSpace=SPEC  SpaceLimits=SPEC   (space.hpp syntax)
 #pragma once
@@ -26,7 +26,7 @@ struct EngineConf {
   std::uint64_t seed = 1;
   double min_improvement = 0.0;  // StopImprovement; 0 = rule off
   std::size_t round_trials = 3;
-  double ei_fraction = 0.1;  // StopEIFraction; 0 = rule off
+  double ei_fraction = 0.0;  // StopEIFraction; 0 = rule off (see etc/autotune.conf)
   std::size_t min_trials = 6;
   double exploration_margin = 0.01;
   BatchMode batch = BatchMode::kriging_believer;

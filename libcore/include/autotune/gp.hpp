@@ -15,7 +15,9 @@
 // Hyperparameters theta = (log l_1..l_G, log sigma_f^2, log sigma_n^2) maximize the log marginal
 // likelihood plus log-priors (a MAP estimate; the gradient is GPML eq. 5.9), by projected L-BFGS
 // within bounds, from several starts drawn from the prior with an injected seed: every start gets
-// a few iterations, the best is then run to convergence.
+// a probing iteration, the best continues for a bounded number of iterations (a proposal needs
+// the basin of the hyperparameters, not their last digits).  For many query points v = L \ k* is
+// computed as a product with the explicit L^-1.
 //
 // Shapes: X is (n x D), y (n), groups (D) with values in [0, G); query points (m x D).
 // Thread safety: a GaussianProcess is immutable once built; const methods may run concurrently.
@@ -45,7 +47,7 @@ struct LogNormalPrior {
 struct GpFitOptions {
   // Length scales on inputs scaled to [0, 1]: LogNormal(sqrt(2) + log(G)/2, sqrt(3)), the
   // dimension-scaled prior of Hvarfner, Hellsten & Nardi, "Vanilla Bayesian optimization performs
-  // great in high dimensions" (ICML 2024), BoTorch's default since 0.12.  With G features its
+  // great in high dimensions" (ICML 2024), adopted as BoTorch's default in 2024.  With G features its
   // median grows as sqrt(G): the more features, the smoother the function is assumed to be in
   // each one, which keeps the model from explaining a handful of points by wiggles.  mu = NaN
   // (the default) means "use that formula"; set mu to override.
@@ -59,11 +61,18 @@ struct GpFitOptions {
   // Starts: the prior median, then starts - 1 draws from the prior.  Each start gets
   // probe_iterations L-BFGS iterations; the best continues up to max_iterations in all.
   int starts = 4;
-  int probe_iterations = 2;
-  int max_iterations = 30;
+  int probe_iterations = 1;
+  int max_iterations = 15;
   std::uint64_t seed = 1;
   // The first start instead of the prior median (e.g. the hyperparameters of a related model).
   std::optional<GpHyper> first_start;
+  // With more observations than this, the hyperparameters are fitted on a seeded random subset of
+  // this size (subset of data: Chalupka, Williams & Murray, "A framework for evaluating
+  // approximation methods for Gaussian process regression", JMLR 2013) and the model is then
+  // conditioned on every observation.  The hyperparameter posterior is already concentrated at
+  // this size, and the fit, O(n^3) per likelihood evaluation, stays within the time of one
+  // proposal step.  0: always use every observation.
+  int max_fit_points = 32;
 };
 
 // The median hyperparameters of the priors for G feature groups (the first start of fit(),
@@ -127,7 +136,8 @@ class GaussianProcess {
 // Shapes: Xc is (m x D).
 class CandidatePosterior {
  public:
-  CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc);
+  // `fantasies` keeps V for condition() (O(n m) memory); without it condition() throws.
+  CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc, bool fantasies = true);
   const Eigen::VectorXd &mean() const { return mean_; }  // (m)
   const Eigen::VectorXd &var() const { return var_; }    // (m), latent, >= 0
   // Adds observation y at candidate j with the GP's hyperparameters (no refit).

@@ -4,29 +4,42 @@
 // measurement: the same candidate set, history, k and options (seed included) always give the
 // same proposal, and adding history continues the same sequence.
 //
-// Strategy (bo):
-// 1. Initial design.  The first `initial_trials` trials are spread over the candidate set: among
-//    `design_draws` seeded random subsets of that size, the one whose closest pair (in the
-//    encoded inputs) is farthest apart -- a maximin design over the finite set (Johnson, Moore &
-//    Ylvisaker, "Minimax and maximin distance designs", 1990), which avoids the clumps of a single
-//    random draw without the corner-seeking of a greedy maximin sequence.  It depends only on
-//    the seed and the candidate set.  While fewer than two distinct candidates have succeeded,
-//    the design continues greedily (each next point the farthest from every point tried).
-// 2. Model.  A Gaussian process (gp.hpp) on the standardized log score: scores are ratios
-//    (time or cost relative to the reference), so the log makes a 2x gain the same step
-//    everywhere and keeps the model positive.  A failed or timed-out trial is never proposed
-//    again and enters the model with the worst log score observed so far, which lowers the
-//    expected improvement of its neighbourhood (Forrester, Sobester & Keane, "Optimization with
-//    missing data", 2006, impute pessimistically).
-// 3. Acquisition.  Expected improvement (acquisition.hpp) with margin `xi` (in standard
-//    deviations of the log score), maximized by scoring every untried candidate.
-// 4. Batches.  Running trials (`pending`) and the picks of this call are added as fantasy
+// Strategy (bo).  Every default below is a published or structural choice, not a value fitted to
+// a benchmark; bench/README.md reports what they reach on the replay benchmark.
+// 1. Initial design.  The first `initial_trials` (3) trials are spread over the candidate set:
+//    among `design_draws` (64) seeded random subsets of that size, the one whose closest pair (in
+//    the encoded inputs) is farthest apart -- a maximin design over the finite set (Johnson,
+//    Moore & Ylvisaker, "Minimax and maximin distance designs", 1990), which avoids the clumps of
+//    a single random draw without the corner-seeking of a greedy maximin sequence.  It depends
+//    only on the seed and the candidate set.  While fewer than two distinct candidates have
+//    succeeded, the design continues greedily (each next point the farthest from the ones
+//    before).  Three points are the fewest that show a trend in each direction; every trial more
+//    spent on design is one not spent on what the model learnt.
+// 2. Model.  A Gaussian process (gp.hpp: Matern-5/2, one length scale per feature, the
+//    dimension-scaled length-scale prior of Hvarfner et al. 2024) on the standardized log score
+//    of the successful trials.  Scores are ratios (time or cost relative to the reference), so the
+//    log makes a 2x gain the same step everywhere and keeps predictions positive; the inputs are
+//    on log scales too (candidates.hpp), since resources act multiplicatively.
+// 3. Failures.  A failed or timed-out trial is never proposed again.  By default
+//    (Failures::classifier) a second GP on success/failure labels gives each candidate a
+//    probability of running at all, and expected improvement is weighted by it (constrained EI:
+//    Gardner et al., ICML 2014; Gelbart, Snoek & Adams, UAI 2014), which steers the search away
+//    from where runs fail without distorting the score model.  Failures::impute instead enters a
+//    failure in the score model with the worst score seen (Forrester, Sobester & Keane,
+//    "Optimization with missing data", 2006).
+// 4. Acquisition.  Expected improvement (acquisition.hpp) on the log score with margin `xi`
+//    (0.01 standard deviations, the usual small margin of Lizotte 2008), maximized by scoring
+//    every untried candidate.
+// 5. Batches.  Running trials (`pending`) and the picks of this call are added as fantasy
 //    observations -- their predicted mean (kriging believer) or the incumbent (constant liar) --
 //    without refitting, so k trials running at once get k distinct candidates spread out.
-// 5. Stopping rules (stopping.hpp), checked before proposing.
+// 6. Stopping rules (stopping.hpp), checked before proposing.
 //
 // Strategies random and exhaustive (baselines for replay): a seeded random order, or the order of
 // the candidate set; they use the budget, exhausted and improvement rules.
+//
+// Cost: one GP fit (on at most GpFitOptions::max_fit_points observations), one more when some
+// trial failed, and an O(n^2 m) pass over the m candidates; bench/propose_bench measures it.
 //
 // Thread safety: pure; concurrent calls are safe.
 #pragma once
@@ -39,6 +52,7 @@
 #include <vector>
 
 #include "autotune/candidates.hpp"
+#include "autotune/engine_conf.hpp"
 #include "autotune/gp.hpp"
 #include "autotune/observation.hpp"
 #include "autotune/stopping.hpp"
@@ -67,6 +81,10 @@ struct EngineOptions {
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, bad stop.
   void validate() const;
 };
+
+// The options of a class's search from the site's autotune.conf, for a budget of `budget` trials
+// (the job's --autotune-budget, or conf.default_budget).
+EngineOptions engine_options(const EngineConf &conf, std::size_t budget);
 
 // A model prediction for one candidate, in score units: the mean and standard deviation of the
 // log-normal predictive distribution (the GP models the log score).

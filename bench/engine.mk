@@ -1,0 +1,6 @@
+# bench/propose_bench: the time of one proposal step of the tuning engine (built by make, never
+# run by make check; figures in bench/README.md).
+noinst_PROGRAMS += bench/propose_bench
+bench_propose_bench_SOURCES = bench/propose_bench.cc
+bench_propose_bench_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS)
+bench_propose_bench_LDADD = libcore/libautotune.la

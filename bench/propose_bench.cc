@@ -1,0 +1,180 @@
+// propose_bench: the time of one proposal step of the tuning engine.
+//
+// A space of about 2,000 feasible configurations on two node types, 50 finished trials (run
+// times from a synthetic model, every tenth trial failed) and one proposal, repeated with
+// different seeds.  Prints the median and p90 of the step (wall clock and this thread's CPU
+// time: on a shared machine the CPU time is the step itself, the wall time also counts the time
+// other processes held the core), the part spent fitting the score model's hyperparameters, a
+// batch of 4, and the random strategy's step run side by side as the baseline (everything but
+// the model), with the ratio to the 5 ms target.
+//
+//   build/bench/propose_bench [--observations N] [--repeats R] [--space SPEC]
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autotune/candidates.hpp"
+#include "autotune/error.hpp"
+#include "autotune/optimizer.hpp"
+#include "autotune/rng.hpp"
+#include "autotune/space.hpp"
+
+using namespace autotune;
+
+namespace {
+
+constexpr char kSpace[] =
+    "nodes=1-8,workers=1-64:x2,ps=0-2,cpus-per-worker=1-16:x2,mem-per-worker=2G-8G,"
+    "cpus-per-ps=2,mem-per-ps=4G";
+
+double cpu_ms() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
+}
+double wall_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+}
+
+// A plausible run time: work spread over the workers' CPUs, a per-rank communication overhead,
+// parameter servers that help, and a penalty when the total memory is below the data set.
+double run_time(const Configuration &c) {
+  const double cpus = c.counts.workers * c.worker.cpus;
+  const double mem_gb = c.counts.workers * static_cast<double>(c.worker.mem_mb) / 1024.0;
+  double t = 1000.0 / cpus + 2.0 * std::log2(1.0 + c.ranks()) + 5.0 / (1.0 + c.counts.servers);
+  if (mem_gb < 24) t *= 1.0 + (24 - mem_gb) / 12.0;
+  return t;
+}
+
+struct Timing {
+  std::vector<double> wall, cpu;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  size_t observations = 50, repeats = 100;
+  std::string spec = kSpace;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc || (a != "--observations" && a != "--repeats" && a != "--space")) {
+      std::fprintf(stderr,
+                   "usage: propose_bench [--observations N] [--repeats R] [--space SPEC]\n");
+      return 2;
+    }
+    const std::string v = argv[++i];
+    if (a == "--space")
+      spec = v;
+    else
+      (a == "--observations" ? observations : repeats) = std::strtoul(v.c_str(), nullptr, 10);
+  }
+  if (observations < 3 || repeats < 1) {
+    std::fprintf(stderr, "propose_bench: need at least 3 observations and 1 repeat\n");
+    return 2;
+  }
+  Inventory inv;
+  inv.types.push_back({"std", 8, 32, 128 * 1024, 0, {}, 1.0});
+  inv.types.push_back({"fat", 4, 64, 512 * 1024, 0, {}, 2.5});
+  std::vector<Candidate> cands;
+  try {
+    cands = enumerate(SpaceSpec::parse(spec, "--space"), inv);
+  } catch (const Error &e) {
+    std::fprintf(stderr, "propose_bench: %s\n", e.what());
+    return 2;
+  }
+  const CandidateSet cs = CandidateSet::from_candidates(cands, inv);
+
+  // History: seeded random candidates; every tenth one failed; 2% measurement noise.
+  Rng rng(42);
+  std::vector<Observation> done;
+  std::vector<char> used(cs.size(), 0);
+  const double ref = run_time(cands[0].config);
+  while (done.size() < std::min(observations, cs.size())) {
+    const size_t i = rng.below(cs.size());
+    if (used[i]) continue;
+    used[i] = 1;
+    if (done.size() % 10 == 9)
+      done.push_back(Observation::failure(i));
+    else
+      done.push_back(
+          Observation::ok(i, run_time(cands[i].config) / ref * (1 + 0.02 * rng.normal())));
+  }
+
+  auto time = [&](const std::function<void(std::uint64_t)> &step) {
+    Timing t;
+    step(1000);  // warm-up
+    for (size_t r = 0; r < repeats; ++r) {
+      const double w0 = wall_ms(), c0 = cpu_ms();
+      step(1 + r);
+      t.cpu.push_back(cpu_ms() - c0);
+      t.wall.push_back(wall_ms() - w0);
+    }
+    return t;
+  };
+  EngineOptions o;
+  o.stop.budget = 0;
+  auto proposer = [&](Strategy s, size_t k) {
+    return [&, s, k](std::uint64_t seed) {
+      EngineOptions e = o;
+      e.strategy = s;
+      e.seed = seed;
+      const Proposal p = propose(cs, done, {}, k, e);
+      if (p.indices.size() != k) {
+        std::fprintf(stderr, "propose_bench: got %zu proposals\n", p.indices.size());
+        std::exit(1);
+      }
+    };
+  };
+  // The score model's fit alone, on the same data the step fits it on.
+  std::vector<double> ys;
+  Eigen::MatrixXd X(0, cs.encoded().cols());
+  for (const auto &ob : done)
+    if (!ob.failed) {
+      X.conservativeResize(X.rows() + 1, Eigen::NoChange);
+      X.row(X.rows() - 1) = cs.encoded().row(static_cast<Eigen::Index>(ob.index));
+      ys.push_back(std::log(ob.score));
+    }
+  Eigen::VectorXd y = Eigen::Map<Eigen::VectorXd>(ys.data(), static_cast<Eigen::Index>(ys.size()));
+  y = (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean());
+  const Timing fit = time([&](std::uint64_t seed) {
+    GpFitOptions f = o.gp;
+    f.seed = seed;
+    GaussianProcess::fit(X, y, cs.groups(), f);
+  });
+  const Timing bo = time(proposer(Strategy::bo, 1));
+  const Timing batch = time(proposer(Strategy::bo, 4));
+  const Timing rnd = time(proposer(Strategy::random, 1));
+
+  std::printf(
+      "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
+      "%zu repeats\n",
+      cs.size(), cs.feature_groups(), done.size(), done.size() / 10, repeats);
+  std::printf("  %-28s %10s %10s %10s %10s\n", "", "cpu med", "cpu p90", "wall med", "wall p90");
+  auto row = [](const char *name, const Timing &t) {
+    std::printf("  %-28s %7.3f ms %7.3f ms %7.3f ms %7.3f ms\n", name, quantile(t.cpu, 0.5),
+                quantile(t.cpu, 0.9), quantile(t.wall, 0.5), quantile(t.wall, 0.9));
+  };
+  row("bo step (k=1)", bo);
+  row("  score model fit alone", fit);
+  row("bo batch (k=4)", batch);
+  row("random step (baseline)", rnd);
+  const double med = quantile(bo.cpu, 0.5);
+  std::printf("  bo step / random step: %.0fx; bo step / 5 ms target: %.2f (%s)\n",
+              med / std::max(1e-6, quantile(rnd.cpu, 0.5)), med / 5.0,
+              med <= 5.0 ? "met" : "NOT met");
+  return 0;
+}
