@@ -7,6 +7,9 @@ _failed=0
 top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 AUTOTUNE_BUILD=${AUTOTUNE_BUILD:-$top/build}
 [ -n "${SLURM_CONF:-}" ] || { echo "Bail out! SLURM_CONF is not set: run through scripts/test or tests/run-integration"; exit 1; }
+# A backstop against hangs: every job and step of a test ends within 10 minutes, and a step
+# whose task dies takes the others with it.
+export SBATCH_TIMELIMIT=10 SALLOC_TIMELIMIT=10 SLURM_TIMELIMIT=10 SLURM_KILL_BAD_EXIT=1
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/autotune-test.XXXXXX")
 chmod 0755 "$SCRATCH"
 trap 'rm -rf "$SCRATCH"' EXIT
