@@ -1,14 +1,15 @@
 # libssp: the staleness-bounded parameter server (MPI), installed as a shared library with its
 # headers and ssp.pc, so that an MPI program builds with
 #   mpicxx app.cc $(pkg-config --cflags --libs ssp)
-# The MPI-free parts (policy, shard map, scheduler, codec, snapshot store, profile format) are a
-# convenience library of their own, which the unit tests link without MPI.
+# The MPI-free parts (policy, shard map, scheduler, codec, snapshot store and manifest, profile
+# format) are a convenience library of their own, which the unit tests link without MPI.
 SSP_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include -I$(top_srcdir)/libssp $(JSON_CFLAGS)
 
 noinst_LTLIBRARIES += libssp/libssp_pure.la
 libssp_libssp_pure_la_SOURCES = \
 	libssp/codec.cc libssp/codec.hpp \
 	libssp/consistency.cc \
+	libssp/manifest.cc libssp/manifest.hpp \
 	libssp/profile.cc libssp/profile.hpp \
 	libssp/scheduler.cc libssp/scheduler.hpp \
 	libssp/shard_map.cc libssp/shard_map.hpp \
