@@ -652,7 +652,9 @@ struct Context::Impl {
     std::vector<PartSum> sums;
     for (const auto &t : tables)
       for (const auto &[l, data] : t.shards) {
-        Writer w;
+        Writer w;  // the part framed in place: the shard is copied once
+        w.buffer().reserve(64 + t.name.size() + data.size());
+        begin_part(w, PartKind::shard);
         w.put_string(t.name);
         w.put<std::uint8_t>(static_cast<std::uint8_t>(t.kind));
         w.put<std::int64_t>(t.rows);
@@ -663,7 +665,7 @@ struct Context::Impl {
         w.put<std::int64_t>(t.map.shard_end(l) - t.map.shard_begin(l));
         w.put_bytes(data.data(), data.size());
         std::string name = id + ".table-" + t.name + ".shard-" + std::to_string(l);
-        const std::string framed = frame_part(PartKind::shard, w.buffer());
+        const std::string framed = finish_part(w);
         store->put(name, framed);
         sums.push_back(part_sum(std::move(name), framed));
       }

@@ -17,8 +17,8 @@ libssp_libssp_pure_la_SOURCES = \
 	libssp/shard_map.cc libssp/shard_map.hpp \
 	libssp/snapshot.cc \
 	libssp/tier_store.cc
-libssp_libssp_pure_la_CPPFLAGS = $(SSP_CPPFLAGS)
-libssp_libssp_pure_la_LIBADD = libcore/libautotune_tier.la libcore/libautotune.la
+libssp_libssp_pure_la_CPPFLAGS = $(SSP_CPPFLAGS) $(ZLIB_CFLAGS)
+libssp_libssp_pure_la_LIBADD = libcore/libautotune_tier.la libcore/libautotune.la $(ZLIB_LIBS)
 
 lib_LTLIBRARIES += libssp/libssp.la
 libssp_libssp_la_SOURCES = \
