@@ -95,7 +95,12 @@ bool part_kind_of(const std::string &name, PartKind *kind) {
 SnapshotReader::SnapshotReader(const SnapshotStore &store, std::string id)
     : store_(store), id_(std::move(id)) {
   if (id_.empty()) {
-    id_ = store_.get("latest");
+    try {
+      id_ = store_.get("latest");
+    } catch (const Error &e) {
+      if (e.code() != Errc::not_found) throw;
+      throw Error(Errc::not_found, std::string("no snapshot to restore: ") + e.what());
+    }
     while (!id_.empty() && (id_.back() == '\n' || id_.back() == ' ')) id_.pop_back();
     if (!valid_id(id_))
       throw Error(Errc::corrupt, "snapshot object 'latest': '" + id_.substr(0, 40) +
