@@ -8,3 +8,4 @@ bench_ssp_ps_bench_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 EXTRA_DIST += bench/ssp_straggler.sh bench/README.md
 
 include bench/tier.mk
+include bench/ckpt.mk
