@@ -123,11 +123,11 @@ SnapshotReader::SnapshotReader(const SnapshotStore &store, std::string id)
   } catch (const nlohmann::json::exception &e) {
     throw Error(Errc::corrupt, "snapshot manifest '" + mname + "': " + e.what());
   }
-  const std::string format = man_.is_object() ? man_.value("format", "") : "";
-  if (format != kManifestFormat && format != "ssp-snapshot/1")
-    throw Error(Errc::corrupt, "snapshot manifest '" + mname + "': unknown format '" + format +
-                                   "'; this library reads ssp-snapshot/1 and /2");
   try {
+    const std::string format = man_.is_object() ? man_.value("format", "") : "";
+    if (format != kManifestFormat && format != "ssp-snapshot/1")
+      throw Error(Errc::corrupt, "snapshot manifest '" + mname + "': unknown format '" + format +
+                                     "'; this library reads ssp-snapshot/1 and /2");
     if (man_.value("id", "") != id_)
       throw Error(Errc::corrupt, "snapshot manifest '" + mname + "': describes snapshot '" +
                                      man_.value("id", "") + "'");
@@ -138,12 +138,13 @@ SnapshotReader::SnapshotReader(const SnapshotStore &store, std::string id)
         s.name = p.at("name").get<std::string>();
         s.bytes = p.at("bytes").get<std::uint64_t>();
         const std::string c = p.at("crc32").get<std::string>();
-        char *end = nullptr;
-        const unsigned long v = std::strtoul(c.c_str(), &end, 16);
-        if (c.size() != 8 || *end != '\0')
+        const bool hex = c.size() == 8 && std::all_of(c.begin(), c.end(), [](char x) {
+                           return (x >= '0' && x <= '9') || (x >= 'a' && x <= 'f');
+                         });
+        if (!hex)
           throw Error(Errc::corrupt, "snapshot manifest '" + mname + "': part '" + s.name +
                                          "': crc32 '" + c + "' is not 8 hex digits");
-        s.crc = static_cast<std::uint32_t>(v);
+        s.crc = static_cast<std::uint32_t>(std::strtoul(c.c_str(), nullptr, 16));
         if (s.name.rfind(id_ + ".", 0) != 0)
           throw Error(Errc::corrupt, "snapshot manifest '" + mname + "': lists part '" + s.name +
                                          "' of another snapshot");

@@ -277,6 +277,34 @@ TEST_F(SspTierStore, LatestIsOverwrittenAtomicallyAndOldSnapshotsArePruned) {
   EXPECT_GT(reads.load(), 0);
 }
 
+TEST_F(SspTierStore, ABadManifestIsCorruptNotTrusted) {
+  ssp::DirectorySnapshotStore d(disk + "/d");
+  write_snapshot(d, 3, 1, 1024);
+  const std::string good = d.get("c000000000003.manifest");
+  auto with = [&](const std::string &text) {
+    d.put("c000000000003.manifest", text);
+    std::string msg;
+    EXPECT_EQ(code_of([&] { ssp::verify_snapshot(d); }, &msg), ssp::Errc::corrupt) << text;
+    EXPECT_EQ(msg.rfind("snapshot manifest 'c000000000003.manifest': ", 0), 0u) << msg;
+    return msg;
+  };
+  with("{not json");
+  EXPECT_NE(with(R"({"format":"ssp-snapshot/9","id":"c000000000003"})").find("unknown format"),
+            std::string::npos);
+  with(R"({"format":2,"id":"c000000000003"})");
+  EXPECT_NE(with(R"({"format":"ssp-snapshot/2","id":"c000000000004","parts":[]})")
+                .find("describes snapshot 'c000000000004'"),
+            std::string::npos);
+  auto j = nlohmann::json::parse(good);
+  j["parts"][0]["crc32"] = "+1234567";
+  EXPECT_NE(with(j.dump()).find("is not 8 hex digits"), std::string::npos);
+  j = nlohmann::json::parse(good);
+  j["parts"][0]["name"] = "c000000000001.scheduler";
+  EXPECT_NE(with(j.dump()).find("of another snapshot"), std::string::npos);
+  d.put("latest", "garbage\n");
+  EXPECT_EQ(code_of([&] { ssp::verify_snapshot(d); }), ssp::Errc::corrupt);
+}
+
 TEST_F(SspTierStore, BadOptionsAndNamesAreNamedErrors) {
   autotune::TierStore ts(options());
   std::string msg;
