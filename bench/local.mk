@@ -16,3 +16,5 @@ noinst_PROGRAMS += bench/at_submit_bench
 bench_at_submit_bench_SOURCES = bench/at_submit_bench.cc
 bench_at_submit_bench_CPPFLAGS = $(AM_CPPFLAGS)
 bench_at_submit_bench_LDADD = libcore/libautotune.la $(PTHREAD_LIBS)
+
+include bench/ckpt.mk
