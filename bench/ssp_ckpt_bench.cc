@@ -104,7 +104,7 @@ int main(int argc, char **argv) {
   const int logical = static_cast<int>(fl.integer("logical-servers", 1, 65536));
   const long cols = fl.integer("cols", 1, 1 << 20);
   std::uint64_t pcap = 0, dcap = 0;
-  std::vector<autotune::Placement> placements;
+  std::vector<autotune::PlacementPolicy> placements;
   try {
     pcap = autotune::parse_size("--pmem-capacity", fl.str("pmem-capacity"), 'B');
     dcap = autotune::parse_size("--disk-capacity", fl.str("disk-capacity"), 'B');
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
       d.store = std::make_unique<ssp::DirectorySnapshotStore>(ddir + "/plain");
       vs.push_back(std::move(d));
       for (auto p : placements) {
-        const std::string tag = p == autotune::Placement::fill_fastest ? "ff" : "bp";
+        const std::string tag = p == autotune::PlacementPolicy::fill_fastest ? "ff" : "bp";
         autotune::TierStoreOptions o;
         o.tiers = {{"pmem", autotune::TierKind::pmem, pdir + "/" + tag, pcap, 0},
                    {"disk", autotune::TierKind::disk, ddir + "/" + tag, dcap, 0}};
