@@ -103,6 +103,7 @@ std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory,
             {"queue_depth", conf.tuner.queue_depth},
             {"change_margin", conf.tuner.change_margin},
             {"drift_threshold", conf.tuner.drift_threshold},
+            {"drift_confirm", conf.tuner.drift_confirm},
             {"retune_budget", conf.tuner.retune_budget},
             {"epoch_start", 0},
             {"epoch_budget", budget}};
@@ -210,6 +211,7 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
   json x = extra_of(c);
   const double change_margin = get_or<double>(x, "change_margin", 0.05);
   const double drift_threshold = get_or<double>(x, "drift_threshold", 0.25);
+  const int drift_confirm = std::max(1, get_or<int>(x, "drift_confirm", 2));
   const int retune_budget = get_or<int>(x, "retune_budget", 6);
 
   Decision d;
@@ -302,24 +304,34 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
       d.state = ClassState::tuning;  // the best trial is gone (e.g. forgotten): search again
       d.state_reason = "the best trial is missing: tuning again";
     } else {
-      // Drift: the latest re-measurement of the best against its score when the class converged.
+      // Drift: the last DriftConfirm re-measurements of the best, each against its score when
+      // the class converged (one slow job on a busy node is noise, not a changed system).
       const double conv = score_of.count(incumbent->id) ? score_of[incumbent->id] : 0;
-      const TrialRecord *latest = nullptr;
+      std::vector<const TrialRecord *> remeasured;
       for (const TrialRecord *t : finished)
         if (t->config == incumbent->config && t->seq > incumbent->seq && t->status == TrialStatus::done &&
             score_of.count(t->id))
-          latest = t;
-      const bool drift = c.state == ClassState::converged && latest && conv > 0 &&
-                         score_of[latest->id] > conv * (1 + drift_threshold);
+          remeasured.push_back(t);
+      bool drift = c.state == ClassState::converged && conv > 0 &&
+                   remeasured.size() >= static_cast<std::size_t>(drift_confirm);
+      for (std::size_t i = remeasured.size() - std::min(remeasured.size(), static_cast<std::size_t>(drift_confirm));
+           drift && i < remeasured.size(); ++i)
+        drift = score_of[remeasured[i]->id] > conv * (1 + drift_threshold);
       if (!drift) {
         best_queue(*incumbent, "the class converged on it");
         return d;
       }
+      const TrialRecord *latest = remeasured.back();
       const double now = score_of[latest->id];
+      std::string seqs;
+      for (std::size_t i = remeasured.size() - static_cast<std::size_t>(drift_confirm); i < remeasured.size(); ++i)
+        seqs += (seqs.empty() ? "" : ", ") + std::to_string(remeasured[i]->seq);
       const std::string what = "the best configuration got " + format_double(std::round((now / conv - 1) * 1000) / 10) +
                                "% worse on re-measurement (score " + format_double(std::round(conv * 1000) / 1000) +
-                               " -> " + format_double(std::round(now * 1000) / 1000) + ", trial " +
-                               std::to_string(latest->seq) + ")";
+                               " -> " + format_double(std::round(now * 1000) / 1000) + "; " +
+                               (drift_confirm == 1 ? "trial " : "worse by more than " +
+                                                                    format_double(drift_threshold * 100) + "% in trials ") +
+                               (drift_confirm == 1 ? std::to_string(latest->seq) : seqs) + ")";
       if (retune_budget <= 0) {
         d.state = ClassState::stale;
         d.state_reason = what + "; no retune budget (RetuneBudget=0): jobs keep running it";
@@ -333,6 +345,7 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
       epoch_budget = static_cast<std::size_t>(retune_budget);
       x["epoch_start"] = epoch_start;
       x["epoch_budget"] = epoch_budget;
+      x["incumbent"] = incumbent->id;  // what the retune's winner must beat by ChangeMargin
       d.extra = x.dump();
       // fall through to the search of the new epoch
     }
@@ -374,9 +387,16 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
       return d;
     }
     const TrialRecord *winner = epoch_best;
-    // Hysteresis: an earlier best is kept unless the new one is better by more than the margin.
-    if (const TrialRecord *old = c.best_trial ? trial_by_id(*c.best_trial) : nullptr;
-        old && old->config != epoch_best->config) {
+    // Hysteresis: after drift, the class's earlier best (the incumbent when the retune began) is
+    // kept unless the retune's winner is better than its latest score by more than the margin.
+    const TrialRecord *old = x.contains("incumbent") && x["incumbent"].is_number_integer()
+                                 ? trial_by_id(x["incumbent"].get<std::int64_t>())
+                                 : nullptr;
+    if (x.contains("incumbent")) {
+      x.erase("incumbent");
+      d.extra = x.dump();
+    }
+    if (old && old->config != epoch_best->config) {
       double old_latest = score_of.count(old->id) ? score_of[old->id] : 0;
       for (const TrialRecord *t : finished)
         if (t->config == old->config && score_of.count(t->id)) old_latest = score_of[t->id];

@@ -24,6 +24,7 @@ void parse_tuner_section(RawConf &raw, TunerConf &out) {
   int_key("QueueDepth", 1, 64, &out.queue_depth);
   dbl_key("ChangeMargin", 0, 1, &out.change_margin);
   dbl_key("DriftThreshold", 0, 100, &out.drift_threshold);
+  int_key("DriftConfirm", 1, 100, &out.drift_confirm);
   int_key("RetuneBudget", 0, 100000, &out.retune_budget);
   dbl_key("NodeSpeedAlpha", 0, 1, &out.node_speed_alpha);
   dbl_key("SlowNodeThreshold", 0, 1, &out.slow_node_threshold);

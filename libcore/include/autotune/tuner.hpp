@@ -17,8 +17,8 @@
 //             improvement, pending-aware).  When a stopping rule fires the class converges on the
 //             configuration with the lowest mean score.
 //  converged  every job runs the best configuration, which is thereby re-measured.  If its
-//             latest score is worse than its score at convergence by more than DriftThreshold,
-//             the class goes back to tuning with RetuneBudget more trials (a new search epoch:
+//             last DriftConfirm scores are each worse than its score at convergence by more than
+//             DriftThreshold, the class goes back to tuning with RetuneBudget more trials (a new search epoch:
 //             the model then learns only from trials of the new epoch, since the old ones
 //             describe a system that changed), and says so.  A new best replaces the old one
 //             only when it is better by more than ChangeMargin (hysteresis).

@@ -14,6 +14,7 @@ struct TunerConf {
   int queue_depth = 4;                // QueueDepth: configurations precomputed per class
   double change_margin = 0.05;        // ChangeMargin: a new best must be this much better
   double drift_threshold = 0.25;      // DriftThreshold: re-measured best this much worse -> retune
+  int drift_confirm = 2;              // DriftConfirm: that many re-measurements in a row
   int retune_budget = 6;              // RetuneBudget: trials of a retune after drift
   double node_speed_alpha = 0.3;      // NodeSpeedAlpha: weight of a new speed measurement
   double slow_node_threshold = 0.7;   // SlowNodeThreshold: slower than this is left out

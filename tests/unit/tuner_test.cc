@@ -1,0 +1,217 @@
+// The tuner's decisions (tuner.hpp decide): convergence by budget, drift confirmed by
+// re-measurements in a row, retune or stale, and the hysteresis of a retune's winner.
+#include "autotune/tuner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "autotune/conf.hpp"
+
+using namespace autotune;
+
+namespace {
+
+Conf conf_of(const std::string &text) { return Conf::load_text(text); }
+
+// A class of four candidates (nodes 1|2 x workers 1|2 on 4-CPU nodes), gamma 0 (time only).
+ClassRecord make_class(const Conf &conf, int budget = 4) {
+  Inventory inv;
+  NodeType t;
+  t.name = "n";
+  t.count = 4;
+  t.cpus = 4;
+  t.mem_mb = 4000;
+  inv.types.push_back(t);
+  const SpaceSpec space =
+      SpaceSpec::parse("nodes=1|2,workers=1|2,ps=1,cpus-per-worker=1,mem-per-worker=256M,cpus-per-ps=1,mem-per-ps=256M");
+  ClassRecord c;
+  c.id = 1;
+  c.name = "sweep";
+  c.settings.space = space.format();
+  c.settings.gamma = 0;
+  c.settings.budget = budget;
+  c.settings.extra = make_class_extra(space, inv, "", conf, static_cast<std::size_t>(budget), 7);
+  return c;
+}
+
+std::string cfg(int nodes, int workers) {
+  return "nodes=" + std::to_string(nodes) + ",workers=" + std::to_string(workers) +
+         ",ps=1,cpus-per-worker=1,mem-per-worker=256M,cpus-per-ps=1,mem-per-ps=256M";
+}
+
+class TunerTest : public ::testing::Test {
+ protected:
+  // A finished trial; samples_per_s 0 records a failure.
+  void add(const std::string &config, double samples_per_s) {
+    TrialRecord t;
+    t.id = t.seq = static_cast<int>(trials_.size()) + 1;
+    t.class_id = 1;
+    t.config = config;
+    t.created = t.seq;
+    t.ended = t.seq + 0.5;
+    if (samples_per_s > 0) {
+      t.status = TrialStatus::done;
+      Measurement m;
+      m.samples_per_s = samples_per_s;
+      t.measurement = m;
+    } else {
+      t.status = TrialStatus::failed;
+    }
+    trials_.push_back(t);
+  }
+  // decide(), then apply the decision to the class as the store would.
+  Decision step(ClassRecord &c, const Conf &conf) {
+    Decision d = decide(c, trials_, conf);
+    c.state = d.state;
+    c.state_reason = d.state_reason;
+    c.stop_rule = d.stop_rule;
+    c.best_trial = d.best_trial;
+    c.t_ref = d.t_ref;
+    c.c_ref = d.c_ref;
+    if (d.extra) c.settings.extra = *d.extra;
+    return d;
+  }
+  // The four candidates measured: (2,2) is fastest at 400 samples/s.
+  void search(ClassRecord &c, const Conf &conf) {
+    add(cfg(1, 1), 100);
+    add(cfg(1, 2), 200);
+    add(cfg(2, 1), 150);
+    add(cfg(2, 2), 400);
+    step(c, conf);
+  }
+  std::vector<TrialRecord> trials_;
+};
+
+}  // namespace
+
+TEST_F(TunerTest, ConvergesOnTheFastestWhenTheBudgetIsUsed) {
+  const Conf conf = conf_of("");
+  ClassRecord c = make_class(conf);
+  search(c, conf);
+  EXPECT_EQ(c.state, ClassState::converged);
+  EXPECT_EQ(c.stop_rule, "budget");
+  ASSERT_TRUE(c.best_trial);
+  EXPECT_EQ(*c.best_trial, 4);
+  const Decision d = step(c, conf);
+  ASSERT_EQ(d.queue.size(), 1u);
+  EXPECT_EQ(d.queue[0].config, cfg(2, 2));
+  EXPECT_EQ(d.queue[0].origin, TrialOrigin::best);
+}
+
+TEST_F(TunerTest, OneSlowReMeasurementIsNotDrift) {
+  const Conf conf = conf_of("");  // DriftThreshold 0.25, DriftConfirm 2
+  ClassRecord c = make_class(conf);
+  search(c, conf);
+  add(cfg(2, 2), 200);  // 2x slower once
+  step(c, conf);
+  EXPECT_EQ(c.state, ClassState::converged);
+  add(cfg(2, 2), 390);  // back to normal
+  add(cfg(2, 2), 200);  // slow again, but not twice in a row
+  step(c, conf);
+  EXPECT_EQ(c.state, ClassState::converged);
+  EXPECT_EQ(*c.best_trial, 4);
+}
+
+TEST_F(TunerTest, DriftConfirmedTwiceInARowRetunes) {
+  const Conf conf = conf_of("");
+  ClassRecord c = make_class(conf);
+  search(c, conf);
+  add(cfg(2, 2), 200);
+  add(cfg(2, 2), 250);
+  const Decision d = step(c, conf);
+  EXPECT_EQ(c.state, ClassState::tuning);
+  EXPECT_NE(c.state_reason.find("worse on re-measurement"), std::string::npos) << c.state_reason;
+  EXPECT_NE(c.state_reason.find("in trials 5, 6"), std::string::npos) << c.state_reason;
+  EXPECT_NE(c.state_reason.find("tuning again with 6 more trials"), std::string::npos) << c.state_reason;
+  EXPECT_FALSE(d.queue.empty());
+  EXPECT_EQ(c.stop_rule, "");
+}
+
+TEST_F(TunerTest, DriftConfirmOfOneRetunesAtOnce) {
+  const Conf conf = conf_of("DriftConfirm=1\nDriftThreshold=0.5\n");
+  ClassRecord c = make_class(conf);
+  search(c, conf);
+  add(cfg(2, 2), 300);  // 33% worse: below the threshold
+  step(c, conf);
+  EXPECT_EQ(c.state, ClassState::converged);
+  add(cfg(2, 2), 200);  // 100% worse
+  step(c, conf);
+  EXPECT_EQ(c.state, ClassState::tuning);
+  EXPECT_NE(c.state_reason.find("trial 6)"), std::string::npos) << c.state_reason;
+}
+
+TEST_F(TunerTest, DriftWithoutRetuneBudgetIsStale) {
+  const Conf conf = conf_of("RetuneBudget=0\n");
+  ClassRecord c = make_class(conf);
+  search(c, conf);
+  add(cfg(2, 2), 100);
+  add(cfg(2, 2), 100);
+  const Decision d = step(c, conf);
+  EXPECT_EQ(c.state, ClassState::stale);
+  EXPECT_NE(c.state_reason.find("RetuneBudget=0"), std::string::npos) << c.state_reason;
+  ASSERT_EQ(d.queue.size(), 1u);
+  EXPECT_EQ(d.queue[0].config, cfg(2, 2));  // jobs keep running it
+}
+
+TEST_F(TunerTest, RetuneKeepsTheOldBestUnlessTheNewOneIsBetterByTheMargin) {
+  const Conf conf = conf_of("RetuneBudget=2\nChangeMargin=0.2\n");
+  ClassRecord c = make_class(conf);
+  search(c, conf);
+  add(cfg(2, 2), 200);
+  add(cfg(2, 2), 200);  // drift: the best now runs at 200 samples/s
+  step(c, conf);
+  ASSERT_EQ(c.state, ClassState::tuning);
+  add(cfg(1, 2), 220);  // 10% better than the best's latest: within the margin
+  step(c, conf);  // (ingest refits after every trial)
+  add(cfg(2, 1), 150);
+  step(c, conf);
+  EXPECT_EQ(c.state, ClassState::converged);
+  ASSERT_TRUE(c.best_trial);
+  EXPECT_EQ(trials_[static_cast<std::size_t>(*c.best_trial - 1)].config, cfg(2, 2));  // the earlier best is kept
+  EXPECT_NE(c.state_reason.find("the earlier best is kept"), std::string::npos) << c.state_reason;
+}
+
+TEST_F(TunerTest, RetuneTakesANewBestThatBeatsTheMargin) {
+  const Conf conf = conf_of("RetuneBudget=2\nChangeMargin=0.2\n");
+  ClassRecord c = make_class(conf);
+  search(c, conf);
+  add(cfg(2, 2), 200);
+  add(cfg(2, 2), 200);
+  step(c, conf);
+  ASSERT_EQ(c.state, ClassState::tuning);
+  add(cfg(1, 2), 300);  // 33% faster than the best's latest
+  step(c, conf);
+  add(cfg(2, 1), 150);
+  step(c, conf);
+  EXPECT_EQ(c.state, ClassState::converged);
+  EXPECT_EQ(*c.best_trial, 7);
+}
+
+TEST_F(TunerTest, TheFirstSearchTakesItsBestWithoutAMargin) {
+  const Conf conf = conf_of("ChangeMargin=0.5\n");
+  ClassRecord c = make_class(conf);
+  add(cfg(1, 1), 100);
+  step(c, conf);
+  add(cfg(1, 2), 200);
+  step(c, conf);
+  add(cfg(2, 1), 150);
+  step(c, conf);
+  add(cfg(2, 2), 220);  // 10% better than the best so far
+  step(c, conf);
+  EXPECT_EQ(c.state, ClassState::converged);
+  EXPECT_EQ(*c.best_trial, 4);
+}
+
+TEST_F(TunerTest, FailedTrialsAreNeverProposedAgain) {
+  const Conf conf = conf_of("");
+  ClassRecord c = make_class(conf, 6);
+  add(cfg(2, 2), 0);  // failed
+  add(cfg(1, 1), 100);
+  add(cfg(1, 2), 150);
+  const Decision d = step(c, conf);
+  EXPECT_EQ(c.state, ClassState::tuning);
+  for (const auto &r : d.queue) EXPECT_NE(r.config, cfg(2, 2));
+  for (const auto &r : d.queue) EXPECT_NE(r.config, cfg(1, 1));
+}
