@@ -301,20 +301,25 @@ function slurm_bb_setup(job_id, uid, gid, pool, bb_size, job_script)
 	return slurm.SUCCESS
 end
 
+--[[ Runs `autotune-bb VERB --job ID SOURCE DESTINATION` for each pair of a directive list. ]]
+local function stage(job_id, pairs, verb, what)
+	for _, p in ipairs(pairs) do
+		local ok, out = run({ verb, "--job", job_id, p.source, p.destination })
+		if not ok then
+			return fail(job_id, what, out)
+		end
+		slurm.log_info("burst_buffer.lua: %s", out)
+	end
+	return slurm.SUCCESS
+end
+
 --[[ Asynchronous, after setup: stage the files in (read as the job's user). ]]
 function slurm_bb_data_in(job_id, job_script)
 	local d, err = parse_directives(job_script)
 	if not d then
 		return fail(job_id, "data_in", err)
 	end
-	for _, s in ipairs(d.stage_in) do
-		local ok, out = run({ "stage-in", "--job", job_id, s.source, s.destination })
-		if not ok then
-			return fail(job_id, "stage_in", out)
-		end
-		slurm.log_info("burst_buffer.lua: %s", out)
-	end
-	return slurm.SUCCESS
+	return stage(job_id, d.stage_in, "stage-in", "stage_in")
 end
 
 --[[ Asynchronous, only for jobs that name a pool: the buffer's real size (unchanged). ]]
@@ -349,14 +354,7 @@ function slurm_bb_data_out(job_id, job_script)
 	if not d then
 		return fail(job_id, "data_out", err)
 	end
-	for _, s in ipairs(d.stage_out) do
-		local ok, out = run({ "stage-out", "--job", job_id, s.source, s.destination })
-		if not ok then
-			return fail(job_id, "stage_out", out)
-		end
-		slurm.log_info("burst_buffer.lua: %s", out)
-	end
-	return slurm.SUCCESS
+	return stage(job_id, d.stage_out, "stage-out", "stage_out")
 end
 
 --[[ Asynchronous, after stage-out or when the job is cancelled: remove the buffer. ]]

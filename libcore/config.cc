@@ -24,19 +24,9 @@ std::string Configuration::format() const {
 Configuration Configuration::parse(std::string_view text, std::string_view field) {
   const std::string f(field);
   std::map<std::string, std::string> kv;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find(',', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view item = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) throw_invalid(f + ": empty item in '" + std::string(text) + "'");
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      throw_invalid(f + ": '" + std::string(item) + "' is not DIMENSION=VALUE");
-    std::string key(item.substr(0, eq));
-    if (!kv.emplace(key, std::string(item.substr(eq + 1))).second)
-      throw_invalid(f + ": dimension '" + key + "' given twice");
+  for (const auto &[k, v] : split_assignments(f, text, "VALUE")) {
+    std::string key(k);
+    if (!kv.emplace(key, std::string(v)).second) throw_invalid(f + ": dimension '" + key + "' given twice");
   }
   const char *required[] = {kDimNodes,        kDimWorkers,       kDimServers,     kDimCpusPerWorker,
                             kDimMemPerWorker, kDimCpusPerServer, kDimMemPerServer};

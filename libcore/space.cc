@@ -174,17 +174,7 @@ SpaceSpec SpaceSpec::parse(std::string_view text, std::string_view field) {
                   "DIMENSION one of " +
                   kAllowedDims);
   SpaceSpec s;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find(',', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view item = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) throw_invalid(f + ": empty item in '" + std::string(text) + "'");
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      throw_invalid(f + ": '" + std::string(item) + "' is not DIMENSION=VALUES");
-    const std::string_view key = item.substr(0, eq);
+  for (const auto &[key, value] : split_assignments(f, text, "VALUES")) {
     int found = -1;
     for (int i = 0; i < kDimCount; ++i)
       if (key == dim_name(static_cast<Dim>(i))) found = i;
@@ -192,7 +182,7 @@ SpaceSpec SpaceSpec::parse(std::string_view text, std::string_view field) {
       throw_invalid(f + ": unknown dimension '" + std::string(key) + "'; allowed: " + kAllowedDims);
     if (s.dims_[found])
       throw_invalid(f + ": " + std::string(key) + ": given twice in '" + std::string(text) + "'");
-    s.dims_[found] = parse_values(f, static_cast<Dim>(found), item.substr(eq + 1));
+    s.dims_[found] = parse_values(f, static_cast<Dim>(found), value);
   }
   return s;
 }

@@ -112,4 +112,23 @@ std::string format_double(double v) {
   return buf;
 }
 
+std::vector<std::pair<std::string_view, std::string_view>> split_assignments(std::string_view field,
+                                                                             std::string_view text,
+                                                                             std::string_view value_name) {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find(',', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) throw_invalid(std::string(field) + ": empty item in '" + std::string(text) + "'");
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos)
+      throw_invalid(std::string(field) + ": '" + std::string(item) + "' is not DIMENSION=" + std::string(value_name));
+    out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return out;
+}
+
 }  // namespace autotune

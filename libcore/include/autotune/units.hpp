@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace autotune {
 
@@ -31,5 +33,12 @@ bool parse_bool(std::string_view field, std::string_view value);
 
 // Shortest round-trip text of a double ("0.3", "1e-05").
 std::string format_double(double v);
+
+// The items of a comma-separated KEY=VALUE list ("nodes=2,workers=4"), in order, as views into
+// `text`.  Throws Error(invalid_argument) "FIELD: empty item in '...'" or "FIELD: 'x' is not
+// DIMENSION=<value_name>".
+std::vector<std::pair<std::string_view, std::string_view>> split_assignments(std::string_view field,
+                                                                             std::string_view text,
+                                                                             std::string_view value_name);
 
 }  // namespace autotune
