@@ -5,7 +5,16 @@ noinst_PROGRAMS += bench/ssp_ps_bench
 bench_ssp_ps_bench_SOURCES = bench/ssp_ps_bench.cc
 bench_ssp_ps_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
 bench_ssp_ps_bench_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
-EXTRA_DIST += bench/ssp_straggler.sh bench/README.md
+EXTRA_DIST += bench/ssp_straggler.sh bench/submit bench/README.md
 
 include bench/tier.mk
 include bench/engine.mk
+
+# at_submit() in process on a real store: the plugin's own cost per job (bench/submit measures it
+# inside slurmctld).
+noinst_PROGRAMS += bench/at_submit_bench
+bench_at_submit_bench_SOURCES = bench/at_submit_bench.cc
+bench_at_submit_bench_CPPFLAGS = $(AM_CPPFLAGS)
+bench_at_submit_bench_LDADD = libcore/libautotune.la $(PTHREAD_LIBS)
+
+include bench/ckpt.mk

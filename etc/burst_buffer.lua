@@ -23,9 +23,21 @@ A job asks for a buffer with directives in the comment block at the top of its b
                             tiers' capacities)
              placement=P    bandwidth-proportional or fill-fastest (default: TierPlacement)
   stage_in   source=PATH destination=KEY    copy the file PATH (absolute, readable by the job's
-                            user) into the buffer as object KEY before the job starts
+                            user) into the buffer as object KEY before the job starts; with
+                            KEY ending in '/' (e.g. ckpt/), PATH is a directory and every file
+                            under it becomes an object KEY<relative path>
   stage_out  source=KEY destination=PATH    copy object KEY to the file PATH (absolute,
-                            writable by the job's user) after the job ends
+                            writable by the job's user) after the job ends; with KEY ending in
+                            '/', every object under KEY goes, in key order, into the directory
+                            PATH (created 0700) as PATH/<rest of the key>
+
+A libssp checkpoint (ssp::TierSnapshotStore, prefix ssp/) outlives its job this way:
+
+    #BB_LUA stage_out source=ssp/ destination=/home/me/ckpt
+and the next job, on any number of ranks, resumes from it with
+    #BB_LUA stage_in source=/home/me/ckpt destination=ssp/
+(submit it with --dependency=afterburstbuffer:JOBID so that it starts staging in only once the
+first job's stage-out is done).
 
 Inside the job, $AUTOTUNE_BB_JOB names the buffer; `autotune-bb get KEY FILE`, `autotune-bb put
 FILE KEY` and `autotune-bb ls` reach its objects, and programs open it with
@@ -46,6 +58,7 @@ local autotune_conf = script_dir .. "/autotune.conf"
 local directive = "BB_LUA"
 local size_allowed = "allowed: a whole number with an optional unit K, M, G, T (or KiB, MiB, GiB, TiB), e.g. 4G"
 local key_allowed = "allowed: 1-200 characters from A-Z a-z 0-9 . _ - and '/' between non-empty components other than '.' and '..', not starting with '.'"
+local dir_key_allowed = key_allowed .. "; a final '/' names every object under the key"
 local MiB = 1048576
 
 -- Sizes as Slurm reads capacity= and as autotune-bb reads it: only the spellings on which both
@@ -60,13 +73,19 @@ local function parse_size(field, value)
 	return tonumber(num) * mult[unit:upper()]
 end
 
-local function check_key(field, key)
-	if #key == 0 or #key > 200 or not key:match("^[%w%._%-/]+$") or key:sub(1, 1) == "." then
-		return string.format("%s: '%s' is not a valid key; %s", field, key, key_allowed)
+-- A key; with `dir_ok`, a key with a final '/' (every object under it) too.
+local function check_key(field, key, dir_ok)
+	local allowed = dir_ok and dir_key_allowed or key_allowed
+	local k = key
+	if dir_ok and #k > 1 and k:sub(-1) == "/" then
+		k = k:sub(1, -2)
 	end
-	for comp in (key .. "/"):gmatch("([^/]*)/") do
+	if #k == 0 or #k > 200 or not k:match("^[%w%._%-/]+$") or k:sub(1, 1) == "." then
+		return string.format("%s: '%s' is not a valid key; %s", field, key, allowed)
+	end
+	for comp in (k .. "/"):gmatch("([^/]*)/") do
 		if comp == "" or comp == "." or comp == ".." then
-			return string.format("%s: '%s' is not a valid key; %s", field, key, key_allowed)
+			return string.format("%s: '%s' is not a valid key; %s", field, key, allowed)
 		end
 	end
 	return nil
@@ -184,9 +203,9 @@ local function parse_directives(job_script)
 				end
 				if kind == "stage_in" then
 					e = check_path(where .. " stage_in: source", fields.source)
-						or check_key(where .. " stage_in: destination", fields.destination)
+						or check_key(where .. " stage_in: destination", fields.destination, true)
 				else
-					e = check_key(where .. " stage_out: source", fields.source)
+					e = check_key(where .. " stage_out: source", fields.source, true)
 						or check_path(where .. " stage_out: destination", fields.destination)
 				end
 				local list = d[kind]

@@ -1,7 +1,8 @@
 # examples: training programs on libssp (the demo and benchmark workloads), and the plain
 # MPI_Allreduce version of the logistic regression they are compared with.
 noinst_LTLIBRARIES += examples/libexamples.la
-examples_libexamples_la_SOURCES = examples/common.cc examples/common.hpp
+examples_libexamples_la_SOURCES = examples/common.cc examples/common.hpp \
+	examples/checkpoint.cc examples/checkpoint.hpp
 examples_libexamples_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(ZLIB_CFLAGS) $(MPI_CPPFLAGS)
 examples_libexamples_la_LIBADD = $(ZLIB_LIBS) $(MPI_LIBS)
 

@@ -7,6 +7,12 @@
 //   mpirun -np 4 build/examples/logreg --epochs 3 --staleness 2
 //   srun --mpi=pmix -n 4 build/examples/logreg --staleness 0        # BSP
 //   mpirun -np 4 build/examples/logreg --straggler-rank 3 --straggler-factor 2
+//
+// Checkpoints (examples/checkpoint.hpp) go to a directory, the job's burst buffer or a tier store
+// (pmem + disk), and a run resumes from the newest one on any number of ranks:
+//   T=pmem:/dev/shm/me/ckpt:256M,disk:/var/tmp/me/ckpt:1G
+//   mpirun -np 4 examples/logreg --checkpoint-tiers $T --checkpoint-every 25 --stop-at-clock 50
+//   mpirun -np 2 examples/logreg --checkpoint-tiers $T --restore        # in build/
 #include <mpi.h>
 
 #include <algorithm>
@@ -20,6 +26,7 @@
 #include <vector>
 
 #include "autotune/log.hpp"
+#include "checkpoint.hpp"
 #include "common.hpp"
 #include "ssp/ssp.hpp"
 
@@ -52,10 +59,7 @@ int main(int argc, char **argv) {
   f.add("target-acc", "A", "0.8",
         "report the training time at which this test accuracy is reached");
   f.add("seed", "N", "1", "seed of the shuffle of the training images");
-  f.add("checkpoint-dir", "DIR", "",
-        "write consistent checkpoints here (a directory every rank sees)");
-  f.add("checkpoint-every", "N", "0", "clocks between checkpoints (0: none)");
-  f.add("restore", "", "", "resume from the newest checkpoint in --checkpoint-dir");
+  examples::add_checkpoint_flags(f);
   f.parse(argc, argv);
   const int epochs = static_cast<int>(f.integer("epochs", 1, 10000));
   const int batch = static_cast<int>(f.integer("batch", 1, 60000));
@@ -78,11 +82,7 @@ int main(int argc, char **argv) {
   const int eval_samples = static_cast<int>(f.integer("eval-samples", 1, 10000));
   const double target = f.real("target-acc", 0, 1);
   const auto seed = static_cast<std::uint64_t>(f.integer("seed", 0, 1LL << 62));
-  const std::string ckdir = f.str("checkpoint-dir");
-  const int ckevery = static_cast<int>(f.integer("checkpoint-every", 0, 1 << 30));
-  const bool restore = f.given("restore");
-  if ((ckevery > 0 || restore) && ckdir.empty())
-    f.fail("--checkpoint-dir: required with --checkpoint-every or --restore");
+  const examples::CheckpointFlags ck = examples::checkpoint_flags(f);
 
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -132,16 +132,19 @@ int main(int argc, char **argv) {
     std::mt19937_64 rng(seed);
     std::shuffle(perm.begin(), perm.end(), rng);
 
-    std::unique_ptr<ssp::DirectorySnapshotStore> store;
-    if (!ckdir.empty()) store = std::make_unique<ssp::DirectorySnapshotStore>(ckdir);
+    const auto store = examples::open_checkpoint_store(ck, MPI_COMM_WORLD);
+    if (rank == 0 && store)
+      std::printf("logreg: checkpoints: %s\n", examples::describe_store(ck, store.get()).c_str());
     int job_executors = executors ? executors : 4 * ctx.workers();
-    if (restore) {
+    if (ck.restore) {
       auto info = ctx.restore(*store);
       if (info.has_job && !executors) job_executors = info.job_executors;  // keep the job's shape
+      const auto restored = w.pull_all();
       if (rank == 0)
-        std::printf("logreg: restored %s (clock %lld, taken with %d workers, %d servers)\n",
-                    info.id.c_str(), static_cast<long long>(info.clock), info.workers,
-                    info.servers);
+        std::printf(
+            "logreg: restored %s (clock %lld, taken with %d workers, %d servers) model=%s\n",
+            info.id.c_str(), static_cast<long long>(info.clock), info.workers, info.servers,
+            examples::digest(restored.data(), restored.size() * sizeof(float)).c_str());
     }
     if (rank == 0)
       std::printf(
@@ -172,8 +175,9 @@ int main(int argc, char **argv) {
     job.task_ms = task_ms;
     job.tasks_per_clock = tpc;
     job.initial_task_units = static_cast<std::uint64_t>(batch) * 4;
-    job.checkpoint_store = ckevery > 0 ? store.get() : nullptr;
-    job.checkpoint_every = ckevery;
+    job.checkpoint_store = ck.every > 0 ? store.get() : nullptr;
+    job.checkpoint_every = ck.every;
+    job.stop_at_clock = ck.stop_at;
     if (evaluator && eval_every > 0)
       job.after_clock = [&](std::int64_t clock) {
         const double t = train_time();
@@ -221,12 +225,17 @@ int main(int argc, char **argv) {
       std::printf(
           "final: consistency=%s ranks=%d workers=%d servers=%d epochs=%d finished=%d "
           "test_acc=%.4f train_s=%.3f samples=%llu samples_per_s=%.0f target_acc=%.3f "
-          "time_to_target_s=%.3f tasks_per_worker=%s straggler_rank=%d checkpoints=%llu\n",
+          "time_to_target_s=%.3f tasks_per_worker=%s straggler_rank=%d checkpoints=%llu "
+          "clock=%lld model=%s\n",
           ctx.policy().name().c_str(), size, ctx.workers(), ctx.servers(), epochs,
           res.finished ? 1 : 0, acc, agg[0], static_cast<unsigned long long>(units),
           agg[0] > 0 ? static_cast<double>(units) / agg[0] : 0.0, target,
           agg[1] >= 0 ? agg[1] : -1.0, tasks.c_str(), straggler,
-          static_cast<unsigned long long>(res.checkpoints));
+          static_cast<unsigned long long>(res.checkpoints), static_cast<long long>(res.clock),
+          examples::digest(final_model.data(), final_model.size() * sizeof(float)).c_str());
+      if (!res.finished)
+        std::printf("logreg: suspended at clock %lld; resume with --restore\n",
+                    static_cast<long long>(res.clock));
       std::fflush(stdout);
     }
     ctx.finish();

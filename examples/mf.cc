@@ -13,6 +13,12 @@
 // a "stats" table (one row per epoch), from which rank 0 prints the test RMSE of every epoch.
 //
 //   mpirun -np 4 build/examples/mf --epochs 10 --staleness 2
+//
+// Checkpoints (examples/checkpoint.hpp) hold the item factors, the statistics and every
+// executor's user factors; a run resumes from the newest one on any number of ranks:
+//   T=pmem:/dev/shm/me/ckpt:256M,disk:/var/tmp/me/ckpt:1G
+//   mpirun -np 4 build/examples/mf --checkpoint-tiers $T --checkpoint-every 20 --stop-at-clock 40
+//   mpirun -np 3 build/examples/mf --checkpoint-tiers $T --restore
 #include <mpi.h>
 
 #include <algorithm>
@@ -25,6 +31,7 @@
 #include <vector>
 
 #include "autotune/log.hpp"
+#include "checkpoint.hpp"
 #include "common.hpp"
 #include "ssp/ssp.hpp"
 
@@ -107,6 +114,7 @@ int main(int argc, char **argv) {
   f.add("straggler-factor", "F", "1", "the straggler's users take F times as long");
   f.add("straggler-delay-ms", "MS", "0", "extra delay after each of the straggler's users");
   f.add("seed", "N", "7", "seed of the generated data");
+  examples::add_checkpoint_flags(f);
   f.parse(argc, argv);
   const int users = static_cast<int>(f.integer("users", 1, 10000000));
   const int items = static_cast<int>(f.integer("items", 1, 10000000));
@@ -131,6 +139,7 @@ int main(int argc, char **argv) {
   const double sfactor = f.real("straggler-factor", 1, 1000);
   const double sdelay = f.real("straggler-delay-ms", 0, 1e6) / 1000.0;
   const auto seed = static_cast<std::uint64_t>(f.integer("seed", 0, 1LL << 62));
+  const examples::CheckpointFlags ck = examples::checkpoint_flags(f);
 
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -164,14 +173,31 @@ int main(int argc, char **argv) {
           ctx.policy().name().c_str(), users, items, d.item.size(), d.titem.size(), true_rank,
           noise, rank_k, epochs);
     std::fflush(stdout);
+    const auto store = examples::open_checkpoint_store(ck, MPI_COMM_WORLD);
+    if (rank == 0 && store)
+      std::printf("mf: checkpoints: %s\n", examples::describe_store(ck, store.get()).c_str());
+    int job_executors = executors ? std::min(executors, users) : std::min(4 * ctx.workers(), users);
+    if (ck.restore) {
+      auto info = ctx.restore(*store);
+      if (info.has_job && !executors) job_executors = info.job_executors;  // keep the job's shape
+      const auto restored = V.pull_all();
+      if (rank == 0)
+        std::printf("mf: restored %s (clock %lld, taken with %d workers, %d servers) model=%s\n",
+                    info.id.c_str(), static_cast<long long>(info.clock), info.workers, info.servers,
+                    examples::digest(restored.data(), restored.size() * sizeof(float)).c_str());
+    }
+    std::fflush(stdout);
     examples::Straggler slow(rank == straggler, sfactor, sdelay);
     ssp::Job job;
-    job.executors = executors ? std::min(executors, users) : std::min(4 * ctx.workers(), users);
+    job.executors = job_executors;
     job.units = static_cast<std::uint64_t>(users);
     job.epochs = epochs;
     job.task_ms = task_ms;
     job.tasks_per_clock = tpc;
     job.initial_task_units = 8;
+    job.checkpoint_store = ck.every > 0 ? store.get() : nullptr;
+    job.checkpoint_every = ck.every;
+    job.stop_at_clock = ck.stop_at;
     std::vector<float> v(static_cast<std::size_t>(rank_k)), dv(static_cast<std::size_t>(rank_k));
     const double t0 = now_s();
     auto res = ctx.run(job, [&](ssp::Task &t) {
@@ -215,6 +241,7 @@ int main(int argc, char **argv) {
     });
     const double secs = now_s() - t0;
     auto s = stats.pull_all();
+    const auto model = V.pull_all();
     if (rank == 0) {
       for (int e = 0; e < epochs; ++e)
         std::printf("epoch %d test_rmse=%.4f\n", e + 1,
@@ -231,9 +258,16 @@ int main(int argc, char **argv) {
                               : 0.0;
       std::printf(
           "final: consistency=%s ranks=%d workers=%d servers=%d epochs=%d test_rmse=%.4f "
-          "noise=%g train_s=%.3f ratings_per_s=%.0f tasks_per_worker=%s\n",
+          "noise=%g train_s=%.3f ratings_per_s=%.0f tasks_per_worker=%s finished=%d "
+          "checkpoints=%llu clock=%lld model=%s\n",
           ctx.policy().name().c_str(), size, ctx.workers(), ctx.servers(), epochs, last, noise,
-          secs, static_cast<double>(d.item.size()) * epochs / secs, tasks.c_str());
+          secs, static_cast<double>(d.item.size()) * epochs / secs, tasks.c_str(),
+          res.finished ? 1 : 0, static_cast<unsigned long long>(res.checkpoints),
+          static_cast<long long>(res.clock),
+          examples::digest(model.data(), model.size() * sizeof(float)).c_str());
+      if (!res.finished)
+        std::printf("mf: suspended at clock %lld; resume with --restore\n",
+                    static_cast<long long>(res.clock));
       std::fflush(stdout);
     }
     ctx.finish();

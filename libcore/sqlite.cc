@@ -41,7 +41,33 @@ Db::Db(const std::string &path, Mode mode, int busy_timeout_ms) : path_(path) {
   sqlite3_busy_timeout(db_, busy_timeout_ms);
 }
 
-Db::~Db() { sqlite3_close_v2(db_); }
+Db::~Db() {
+  for (auto &[sql, st] : idle_) sqlite3_finalize(st);
+  sqlite3_close_v2(db_);
+}
+
+sqlite3_stmt *Db::acquire(std::string_view sql) {
+  auto it = idle_.find(std::string(sql));
+  if (it != idle_.end()) {
+    sqlite3_stmt *st = it->second;
+    idle_.erase(it);
+    return st;
+  }
+  sqlite3_stmt *st = nullptr;
+  const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &st,
+                                    nullptr);
+  if (rc != SQLITE_OK) fail(rc, "prepare");
+  return st;
+}
+
+void Db::release(sqlite3_stmt *st) {
+  if (!st) return;
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  const char *sql = sqlite3_sql(st);
+  if (sql && idle_.emplace(sql, st).second) return;
+  sqlite3_finalize(st);
+}
 
 void Db::exec(std::string_view sql) {
   char *err = nullptr;
@@ -54,12 +80,9 @@ void Db::exec(std::string_view sql) {
 std::int64_t Db::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
 int Db::changes() const { return sqlite3_changes(db_); }
 
-Stmt::Stmt(Db &db, std::string_view sql) : db_(db) {
-  const int rc = sqlite3_prepare_v2(db.raw(), sql.data(), static_cast<int>(sql.size()), &st_, nullptr);
-  if (rc != SQLITE_OK) db_.fail(rc, "prepare");
-}
+Stmt::Stmt(Db &db, std::string_view sql) : db_(db), st_(db.acquire(sql)) {}
 
-Stmt::~Stmt() { sqlite3_finalize(st_); }
+Stmt::~Stmt() { db_.release(st_); }
 
 Stmt &Stmt::bind(int i, std::int64_t v) {
   const int rc = sqlite3_bind_int64(st_, i, v);

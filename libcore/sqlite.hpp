@@ -5,6 +5,9 @@
 // SQLITE_CORRUPT/NOTADB -> Errc::corrupt, SQLITE_CANTOPEN/PERM/READONLY -> Errc::permission or io,
 // anything else -> Errc::io; the message names the database file.
 //
+// Prepared statements are cached per connection (keyed by their SQL) and reused: preparing is a
+// large part of a short query's cost, and job_submit runs a handful of them per job.
+//
 // Thread safety: one Db per thread (SQLite's default serialized mode makes sharing safe, but the
 // store never shares one).
 #pragma once
@@ -15,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace autotune::sql {
 
@@ -75,8 +79,15 @@ class Db {
   [[noreturn]] void fail(int rc, std::string_view what) const;
 
  private:
+  friend class Stmt;
+  // A prepared statement for `sql`: from the cache when one is idle, else newly prepared.
+  sqlite3_stmt *acquire(std::string_view sql);
+  // Back to the cache (reset), or finalized when the cache already has one for that SQL.
+  void release(sqlite3_stmt *st);
+
   sqlite3 *db_ = nullptr;
   std::string path_;
+  std::unordered_map<std::string, sqlite3_stmt *> idle_;
 };
 
 // BEGIN (DEFERRED for readers, IMMEDIATE for writers) ... COMMIT, or ROLLBACK on scope exit.

@@ -273,6 +273,7 @@ Store::Store(const std::string &path, Options options) : path_(path) {
   if (!options.read_only) {
     db.exec("PRAGMA journal_mode=WAL");
     db.exec("PRAGMA synchronous=NORMAL");
+    if (options.no_checkpoints) db.exec("PRAGMA wal_autocheckpoint=0");
   }
   db.exec("PRAGMA foreign_keys=ON");
   if (version < kSchemaVersion) {
@@ -393,6 +394,16 @@ std::vector<TrialRecord> Store::trials(std::int64_t class_id) {
   return out;
 }
 
+int Store::count_trials(std::int64_t class_id, std::initializer_list<TrialStatus> statuses) {
+  std::string in;
+  for (TrialStatus st : statuses) in += std::string(in.empty() ? "'" : ", '") + to_string(st) + "'";
+  if (in.empty()) return 0;
+  Stmt s(*db_, "SELECT count(*) FROM trials WHERE class_id = ?1 AND status IN (" + in + ")");
+  s.bind(1, class_id);
+  s.step();
+  return static_cast<int>(s.i64(0));
+}
+
 std::optional<TrialRecord> Store::trial(std::int64_t trial_id) {
   Stmt s(*db_, std::string("SELECT ") + kTrialCols +
                    " FROM trials t LEFT JOIN measurements m ON m.trial_id = t.id WHERE t.id = ?1");
@@ -411,12 +422,23 @@ std::optional<TrialRecord> Store::trial_by_job(std::int64_t job_id, std::optiona
 }
 
 namespace {
-std::int64_t insert_trial(Db &db, std::int64_t class_id, const std::string &config, TrialOrigin origin,
-                          const std::string &reason, TrialStatus status, std::optional<std::int64_t> job_id,
-                          std::optional<std::int64_t> step_id) {
+// Inserts a trial; returns it as stored (no read-back).
+TrialRecord insert_trial(Db &db, std::int64_t class_id, const std::string &config, TrialOrigin origin,
+                         const std::string &reason, TrialStatus status, std::optional<std::int64_t> job_id,
+                         std::optional<std::int64_t> step_id) {
+  TrialRecord t;
+  t.class_id = class_id;
+  t.config = config;
+  t.origin = origin;
+  t.reason = reason;
+  t.status = status;
+  t.job_id = job_id;
+  t.step_id = step_id;
+  t.created = now();
   Stmt ins(db,
            "INSERT INTO trials (class_id, seq, config, status, origin, reason, job_id, step_id, created) "
-           "VALUES (?1, (SELECT IFNULL(MAX(seq), 0) + 1 FROM trials WHERE class_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+           "VALUES (?1, (SELECT IFNULL(MAX(seq), 0) + 1 FROM trials WHERE class_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+           "RETURNING id, seq");
   ins.bind(1, class_id)
       .bind(2, config)
       .bind(3, to_string(status))
@@ -424,11 +446,13 @@ std::int64_t insert_trial(Db &db, std::int64_t class_id, const std::string &conf
       .bind(5, reason)
       .bind(6, job_id)
       .bind(7, step_id)
-      .bind(8, now());
+      .bind(8, t.created);
+  if (!ins.step()) throw Error(Errc::internal, "INSERT ... RETURNING gave no row");
+  t.id = ins.i64(0);
+  t.seq = static_cast<int>(ins.i64(1));
   ins.run();
-  const std::int64_t id = db.last_insert_id();
   bump(db, class_id);
-  return id;
+  return t;
 }
 }  // namespace
 
@@ -445,18 +469,18 @@ std::optional<TrialRecord> Store::take_recommendation(std::int64_t class_id, std
   const TrialOrigin origin = trial_origin_from(head.text(2));
   const std::string reason = head.text(3);
   Stmt(db, "DELETE FROM recommendations WHERE class_id = ?1 AND position = ?2").bind(1, class_id).bind(2, pos).run();
-  const std::int64_t id = insert_trial(db, class_id, config, origin, reason, TrialStatus::pending, job_id, std::nullopt);
+  TrialRecord t = insert_trial(db, class_id, config, origin, reason, TrialStatus::pending, job_id, std::nullopt);
   txn.commit();
-  return trial(id);
+  return t;
 }
 
 TrialRecord Store::add_trial(std::int64_t class_id, const std::string &config, TrialOrigin origin,
                              const std::string &reason, TrialStatus status, std::optional<std::int64_t> job_id,
                              std::optional<std::int64_t> step_id) {
   Txn txn(*db_, Txn::Kind::write);
-  const std::int64_t id = insert_trial(*db_, class_id, config, origin, reason, status, job_id, step_id);
+  TrialRecord t = insert_trial(*db_, class_id, config, origin, reason, status, job_id, step_id);
   txn.commit();
-  return *trial(id);
+  return t;
 }
 
 void Store::mark_running(std::int64_t trial_id, std::int64_t job_id, double when) {

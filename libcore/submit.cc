@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +33,10 @@ struct SubmitState {
   std::unique_ptr<Conf> conf;
   std::string conf_error;
   std::unique_ptr<Store> store;
-  std::vector<std::uint32_t> micros;  // the last calls' durations
+  std::optional<std::pair<SpaceSpec, std::string>> default_space;  // the site's space, restricted
+  std::chrono::steady_clock::time_point conf_checked{};
+  std::vector<std::uint32_t> micros;      // the last calls' wall-clock durations
+  std::vector<std::uint32_t> cpu_micros;  // ... and the CPU time the calling thread spent in them
   std::size_t next = 0, calls = 0;
 };
 
@@ -42,20 +47,26 @@ SubmitState &state() {
 
 constexpr std::size_t kTimingWindow = 100000;
 
-// (Re)load autotune.conf when it changed.  Caller holds the mutex.
+// (Re)load autotune.conf when it changed (looked at no more than once a second).  Caller holds
+// the mutex.
 const Conf &current_conf(SubmitState &st) {
+  const auto now = std::chrono::steady_clock::now();
+  if (st.conf && now - st.conf_checked < std::chrono::seconds(1)) return *st.conf;
+  st.conf_checked = now;
   struct stat sb {};
   if (::stat(st.conf_path.c_str(), &sb) != 0) {
     if (!st.conf || st.conf_mtime.tv_sec != 0) {
       st.conf = std::make_unique<Conf>(Conf::defaults());
       st.conf_mtime = {};
       st.store.reset();
+      st.default_space.reset();
     }
     return *st.conf;
   }
   if (!st.conf || sb.st_mtim.tv_sec != st.conf_mtime.tv_sec || sb.st_mtim.tv_nsec != st.conf_mtime.tv_nsec) {
     st.conf.reset();
     st.store.reset();
+    st.default_space.reset();
     st.conf_mtime = sb.st_mtim;
     st.conf = std::make_unique<Conf>(Conf::load(st.conf_path));  // throws: reported per job
   }
@@ -68,8 +79,11 @@ Store &current_store(SubmitState &st, const Conf &conf) {
     ::mkdir(conf.core.state_dir.c_str(), 0755);
     const std::string incoming = conf.core.state_dir + "/incoming";
     if (::mkdir(incoming.c_str(), 01733) == 0) ::chmod(incoming.c_str(), 01733);
-    st.store = std::make_unique<Store>(Store::path_in(conf.core.state_dir),
-                                       Store::Options{true, false, conf.tuner.submit_busy_timeout_ms});
+    Store::Options o;
+    o.create = true;
+    o.busy_timeout_ms = conf.tuner.submit_busy_timeout_ms;
+    o.no_checkpoints = true;  // WAL checkpoints fsync: ingest (outside slurmctld) does them
+    st.store = std::make_unique<Store>(Store::path_in(conf.core.state_dir), o);
   }
   return *st.store;
 }
@@ -137,7 +151,8 @@ Inventory inventory_of(const at_submit_request *req) {
 }
 
 // The job's class settings from its options, the site's defaults and limits.
-ClassSettings settings_from(const at_submit_request *req, const Conf &conf, SpaceSpec *space) {
+ClassSettings settings_from(const at_submit_request *req, const Conf &conf, SpaceSpec *space,
+                            SubmitState &st) {
   ClassSettings s;
   const EngineConf &e = conf.engine;
   s.gamma = e.default_gamma;
@@ -154,10 +169,17 @@ ClassSettings settings_from(const at_submit_request *req, const Conf &conf, Spac
   }
   if (const char *v = env_get(req, "AUTOTUNE_PROBE_BATCHES"))
     s.probe_batches = static_cast<int>(parse_int("--autotune-probe-batches", v, 1, conf.tuner.max_probe_batches));
-  SpaceSpec user;
-  if (const char *v = env_get(req, "AUTOTUNE_SPACE")) user = SpaceSpec::parse(v, "--autotune-space");
-  *space = restrict_space(user, e.default_space, e.space_limits, "--autotune-space");
-  s.space = space->format();
+  if (const char *v = env_get(req, "AUTOTUNE_SPACE")) {
+    *space = restrict_space(SpaceSpec::parse(v, "--autotune-space"), e.default_space, e.space_limits, "--autotune-space");
+    s.space = space->format();
+  } else {  // the site's default space: the same for every job, computed once per autotune.conf
+    if (!st.default_space) {
+      SpaceSpec d = restrict_space(SpaceSpec{}, e.default_space, e.space_limits, "--autotune-space");
+      st.default_space.emplace(d, d.format());
+    }
+    *space = st.default_space->first;
+    s.space = st.default_space->second;
+  }
   return s;
 }
 
@@ -182,7 +204,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   validate_class_name(name, "--autotune");
   const Conf &conf = current_conf(st);
   SpaceSpec space;
-  const ClassSettings wanted = settings_from(req, conf, &space);  // validates every option
+  const ClassSettings wanted = settings_from(req, conf, &space, st);  // validates every option
   Store &store = current_store(st, conf);
 
   std::optional<ClassRecord> c = store.find_class(req->uid, name);
@@ -218,13 +240,9 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     if (!best) throw Error(Errc::corrupt, "class " + name + " is converged without a best trial");
     const Configuration cfg = Configuration::parse(best->config);
     apply_config(out, cfg);
-    int used = 0;
-    for (const auto &t : store.trials(c->id)) used += t.status == TrialStatus::done || t.status == TrialStatus::failed || t.status == TrialStatus::timeout;
-    if (writable) {
-      TrialRecord t = store.add_trial(c->id, best->config, TrialOrigin::best, "re-measures the winner", TrialStatus::pending);
-      add_env(out, "AUTOTUNE_TRIAL=" + std::to_string(t.seq));
-      comment += " trial=" + std::to_string(t.seq);
-    }
+    const int used = store.count_trials(c->id, {TrialStatus::done, TrialStatus::failed, TrialStatus::timeout});
+    // Read-only: the re-measurement of the best is recorded by ingest when the job has run, so a
+    // converged class costs slurmctld no write at all.
     comment += " best config=" + best->config + " from " + std::to_string(used) + " trials";
     if (c->state == ClassState::stale) comment += " (stale: " + c->state_reason + ")";
     copy(out->admin_comment, sizeof out->admin_comment, comment);
@@ -242,8 +260,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   }
   std::optional<TrialRecord> t = store.take_recommendation(c->id);
   if (!t) {
-    int running = 0;
-    for (const auto &x : store.trials(c->id)) running += x.status == TrialStatus::pending || x.status == TrialStatus::running;
+    const int running = store.count_trials(c->id, {TrialStatus::pending, TrialStatus::running});
     copy(out->admin_comment, sizeof out->admin_comment,
          comment + " no free configuration (" + std::to_string(running) + " trials running); job runs as submitted");
     return;
@@ -271,8 +288,17 @@ extern "C" int at_submit_configure(const char *conf_path, char *err, size_t errl
   });
 }
 
+namespace {
+double thread_cpu_us() {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+}
+}  // namespace
+
 extern "C" int at_submit(const at_submit_request *req, at_submit_decision *out, char *err, size_t errlen) {
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu_us();
   SubmitState &st = state();
   std::lock_guard<std::mutex> lock(st.mu);
   std::memset(out, 0, sizeof *out);
@@ -284,9 +310,15 @@ extern "C" int at_submit(const at_submit_request *req, at_submit_decision *out, 
     out->is_autotune = autotune_job;
   }
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+  const auto cpu_us = static_cast<std::uint32_t>(thread_cpu_us() - cpu_start);
   if (out->is_autotune || rc != AT_OK) {
-    if (st.micros.size() < kTimingWindow) st.micros.push_back(static_cast<std::uint32_t>(us));
-    else st.micros[st.next++ % kTimingWindow] = static_cast<std::uint32_t>(us);
+    if (st.micros.size() < kTimingWindow) {
+      st.micros.push_back(static_cast<std::uint32_t>(us));
+      st.cpu_micros.push_back(cpu_us);
+    } else {
+      st.micros[st.next % kTimingWindow] = static_cast<std::uint32_t>(us);
+      st.cpu_micros[st.next++ % kTimingWindow] = cpu_us;
+    }
     ++st.calls;
   }
   return rc;
@@ -296,15 +328,17 @@ extern "C" void at_submit_stats(char *buf, size_t len) {
   if (!buf || len == 0) return;
   SubmitState &st = state();
   std::lock_guard<std::mutex> lock(st.mu);
-  std::vector<std::uint32_t> v = st.micros;
   std::string s;
-  if (v.empty()) {
+  if (st.micros.empty()) {
     s = "0 calls";
   } else {
-    std::sort(v.begin(), v.end());
-    auto q = [&](double f) { return v[std::min(v.size() - 1, static_cast<std::size_t>(f * static_cast<double>(v.size())))]; };
-    s = std::to_string(st.calls) + " calls, median " + std::to_string(q(0.5)) + " us, p99 " + std::to_string(q(0.99)) +
-        " us, max " + std::to_string(v.back()) + " us";
+    auto quantiles = [](std::vector<std::uint32_t> v) {
+      std::sort(v.begin(), v.end());
+      auto q = [&](double f) { return v[std::min(v.size() - 1, static_cast<std::size_t>(f * static_cast<double>(v.size())))]; };
+      return "median " + std::to_string(q(0.5)) + " us, p99 " + std::to_string(q(0.99)) + " us, max " +
+             std::to_string(v.back()) + " us";
+    };
+    s = std::to_string(st.calls) + " calls, wall " + quantiles(st.micros) + "; thread CPU " + quantiles(st.cpu_micros);
   }
   std::strncpy(buf, s.c_str(), len - 1);
   buf[len - 1] = '\0';

@@ -1,6 +1,6 @@
 #include "codec.hpp"
 
-#include <array>
+#include <zlib.h>
 
 namespace ssp {
 namespace {
@@ -9,36 +9,39 @@ constexpr char kMagic[4] = {'S', 'S', 'P', 'P'};
 constexpr std::uint8_t kVersion = 1;
 constexpr std::size_t kHeader = 4 + 1 + 1 + 2 + 8 + 4;
 
-std::array<std::uint32_t, 256> make_table() {
-  std::array<std::uint32_t, 256> t{};
-  for (std::uint32_t i = 0; i < 256; ++i) {
-    std::uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    t[i] = c;
-  }
-  return t;
-}
-
 }  // namespace
 
 std::uint32_t crc32(const void *data, std::size_t n, std::uint32_t crc) {
-  static const auto table = make_table();
-  const auto *p = static_cast<const unsigned char *>(data);
-  crc = ~crc;
-  for (std::size_t i = 0; i < n; ++i) crc = table[(crc ^ p[i]) & 0xFFu] ^ (crc >> 8);
-  return ~crc;
+  return static_cast<std::uint32_t>(
+      ::crc32_z(crc, static_cast<const Bytef *>(data), static_cast<z_size_t>(n)));
 }
 
-std::string frame_part(PartKind kind, std::string_view payload) {
-  Writer w;
+void begin_part(Writer &w, PartKind kind) {
+  if (w.size() != 0) throw Error(Errc::internal, "begin_part: the writer is not empty");
   w.put_bytes(kMagic, 4);
   w.put<std::uint8_t>(kVersion);
   w.put<std::uint8_t>(static_cast<std::uint8_t>(kind));
   w.put<std::uint16_t>(0);
-  w.put<std::uint64_t>(payload.size());
-  w.put<std::uint32_t>(crc32(payload.data(), payload.size()));
-  w.put_bytes(payload.data(), payload.size());
+  w.put<std::uint64_t>(0);  // payload length
+  w.put<std::uint32_t>(0);  // CRC-32 of the payload
+}
+
+std::string finish_part(Writer &w) {
+  std::string &b = w.buffer();
+  if (b.size() < kHeader) throw Error(Errc::internal, "finish_part: no part begun");
+  const std::uint64_t len = b.size() - kHeader;
+  const std::uint32_t crc = crc32(b.data() + kHeader, len);
+  std::memcpy(&b[kHeader - 12], &len, sizeof len);
+  std::memcpy(&b[kHeader - 4], &crc, sizeof crc);
   return w.take();
+}
+
+std::string frame_part(PartKind kind, std::string_view payload) {
+  Writer w;
+  w.buffer().reserve(kHeader + payload.size());
+  begin_part(w, kind);
+  w.put_bytes(payload.data(), payload.size());
+  return finish_part(w);
 }
 
 std::string unframe_part(PartKind kind, std::string_view bytes, const std::string &name) {

@@ -1,5 +1,5 @@
 // Byte encoding shared by the wire messages and the snapshot parts: a growing Writer, a bounds-
-// checked Reader (Error(corrupt) on underrun), CRC-32 (IEEE 802.3, as zlib's crc32) and the framing
+// checked Reader (Error(corrupt) on underrun), CRC-32 (IEEE 802.3: zlib's crc32) and the framing
 // of snapshot parts:
 //
 //   "SSPP" | u8 version (1) | u8 kind | u16 0 | u64 payload bytes | u32 crc32(payload) | payload
@@ -101,6 +101,10 @@ enum class PartKind : std::uint8_t {
 
 // Frames `payload` as a snapshot part of `kind`.
 std::string frame_part(PartKind kind, std::string_view payload);
+// The same without copying the payload: begin_part() writes the header into an empty Writer, the
+// caller appends the payload, finish_part() fills in its length and CRC and returns the part.
+void begin_part(Writer &w, PartKind kind);
+std::string finish_part(Writer &w);
 // Checks the framing of a part called `name` and returns its payload; Error(corrupt) naming the
 // part when the magic, kind, length or CRC do not match.
 std::string unframe_part(PartKind kind, std::string_view bytes, const std::string &name);

@@ -20,6 +20,7 @@
 #include "autotune/log.hpp"
 #include "autotune/units.hpp"
 #include "codec.hpp"
+#include "manifest.hpp"
 #include "profile.hpp"
 #include "scheduler.hpp"
 #include "shard_map.hpp"
@@ -43,7 +44,7 @@ enum MsgType : std::uint8_t {
   kBarrierAck = 7,   // s->w  i64 min, u8 kind, i64 seq
   kTaskReq = 8,      // w->0  i64 clock, u8 has_done, [i64 task, f64 seconds, str state]
   kTaskReply = 9,    // 0->w  i64 min, u8 decision, [grant | i64 checkpoint clock]
-  kShardsDone = 10,  // s->0  i64 seq
+  kShardsDone = 10,  // s->0  i64 seq, the sums of the parts written (manifest.hpp)
   kProfileStop = 11  // 0->*  (control tag)
 };
 
@@ -152,9 +153,10 @@ struct Context::Impl {
   std::deque<std::pair<int, std::int64_t>> deferred_waits;  // (source, need)
   std::map<std::pair<int, std::int64_t>, int> arrivals;     // (kind, seq) -> workers arrived
   std::int64_t completed_phase = 0;
-  SnapshotStore *store = nullptr;           // of the checkpoint in progress
-  std::map<std::int64_t, int> shards_done;  // rank 0: ckpt seq -> servers done
-  std::set<std::int64_t> own_shards_done;   // rank 0
+  SnapshotStore *store = nullptr;                          // of the checkpoint in progress
+  std::map<std::int64_t, int> shards_done;                 // rank 0: ckpt seq -> servers done
+  std::map<std::int64_t, std::vector<PartSum>> ckpt_sums;  // rank 0: ckpt seq -> parts written
+  std::set<std::int64_t> own_shards_done;                  // rank 0
   std::map<std::int64_t, std::uint8_t> ckpt_kind;
   bool profile_stop_pending = false;
   bool in_run = false;  // workers: inside run()
@@ -645,10 +647,14 @@ struct Context::Impl {
     }
   }
 
-  void write_shards(const std::string &id) {
+  // Writes this server's shards; returns their sums for the manifest.
+  std::vector<PartSum> write_shards(const std::string &id) {
+    std::vector<PartSum> sums;
     for (const auto &t : tables)
       for (const auto &[l, data] : t.shards) {
-        Writer w;
+        Writer w;  // the part framed in place: the shard is copied once
+        w.buffer().reserve(64 + t.name.size() + data.size());
+        begin_part(w, PartKind::shard);
         w.put_string(t.name);
         w.put<std::uint8_t>(static_cast<std::uint8_t>(t.kind));
         w.put<std::int64_t>(t.rows);
@@ -658,14 +664,28 @@ struct Context::Impl {
         w.put<std::int64_t>(t.map.shard_begin(l));
         w.put<std::int64_t>(t.map.shard_end(l) - t.map.shard_begin(l));
         w.put_bytes(data.data(), data.size());
-        store->put(id + ".table-" + t.name + ".shard-" + std::to_string(l),
-                   frame_part(PartKind::shard, w.buffer()));
+        std::string name = id + ".table-" + t.name + ".shard-" + std::to_string(l);
+        const std::string framed = finish_part(w);
+        store->put(name, framed);
+        sums.push_back(part_sum(std::move(name), framed));
       }
+    return sums;
   }
 
-  void write_manifest(const std::string &id, std::int64_t ckpt_clock, bool with_job) {
+  // Rank 0: puts one part it writes itself and records its sum.
+  void put_part(std::vector<PartSum> &sums, std::string name, PartKind kind,
+                const std::string &payload) {
+    const std::string framed = frame_part(kind, payload);
+    store->put(name, framed);
+    sums.push_back(part_sum(std::move(name), framed));
+  }
+
+  // Rank 0, once every server wrote its shards (`sums`): the scheduler and executors, then the
+  // manifest listing every part, then `latest`.
+  void write_manifest(const std::string &id, std::int64_t ckpt_clock, bool with_job,
+                      std::vector<PartSum> sums) {
     nlohmann::json j;
-    j["format"] = "ssp-snapshot/1";
+    j["format"] = kManifestFormat;
     j["id"] = id;
     j["clock"] = ckpt_clock;
     j["workers"] = W;
@@ -685,15 +705,16 @@ struct Context::Impl {
                   {"units", sp.units},
                   {"epochs", sp.epochs},
                   {"units_left", sched->units_left()}};
-      store->put(id + ".scheduler", frame_part(PartKind::scheduler, sched->encode_scheduler()));
+      put_part(sums, id + ".scheduler", PartKind::scheduler, sched->encode_scheduler());
       for (int e = 0; e < sched->executors(); ++e) {
         const std::string pre = id + ".executor-" + std::to_string(e);
-        store->put(pre + ".queue", frame_part(PartKind::executor_queue, sched->encode_queue(e)));
-        store->put(pre + ".state", frame_part(PartKind::executor_state, sched->encode_state(e)));
+        put_part(sums, pre + ".queue", PartKind::executor_queue, sched->encode_queue(e));
+        put_part(sums, pre + ".state", PartKind::executor_state, sched->encode_state(e));
       }
     } else {
       j["job"] = nullptr;
     }
+    j["parts"] = sums_to_json(std::move(sums));
     store->put(id + ".manifest", j.dump(1));
     store->put("latest", id + "\n");
     ++checkpoints;
@@ -710,7 +731,7 @@ struct Context::Impl {
     const std::string id = snapshot_id(c);
     const bool with_job =
         sched && (kind == kCkptRun || (sched->work_left() && sched->in_flight() == 0));
-    write_manifest(id, c, with_job);
+    write_manifest(id, c, with_job, std::move(ckpt_sums[seq]));
     if (kind == kCkptRun) last_ckpt = c;
     for (int w = 0; w < W; ++w) {
       Writer a;
@@ -722,6 +743,7 @@ struct Context::Impl {
     }
     own_shards_done.erase(seq);
     shards_done.erase(seq);
+    ckpt_sums.erase(seq);
     ckpt_kind.erase(seq);
     if (kind == kCkptEnd) completed_phase = std::max(completed_phase, seq);
     if (kind == kCkptRun) {
@@ -749,8 +771,10 @@ struct Context::Impl {
     }
     if (kind == kCkptRun && job) store = job->checkpoint_store;
     if (!store) throw Error(Errc::internal, "ssp: checkpoint barrier without a store");
-    write_shards(snapshot_id(vc.max()));
+    std::vector<PartSum> sums = write_shards(snapshot_id(vc.max()));
     if (rank == 0) {
+      auto &all = ckpt_sums[seq];
+      all.insert(all.end(), sums.begin(), sums.end());
       own_shards_done.insert(seq);
       ckpt_kind[seq] = kind;
       maybe_finish_ckpt(seq);
@@ -758,6 +782,7 @@ struct Context::Impl {
       Writer w;
       w.put<std::uint8_t>(kShardsDone);
       w.put<std::int64_t>(seq);
+      put_sums(w, sums);
       tx.send(0, kTagRequest, w.take());
       if (kind == kCkptEnd) completed_phase = std::max(completed_phase, seq);
       if (kind == kCkptRun) store = nullptr;
@@ -890,6 +915,10 @@ struct Context::Impl {
         break;
       case kShardsDone: {
         const auto seq = r.get<std::int64_t>();
+        auto sums = get_sums(r);
+        auto &all = ckpt_sums[seq];
+        all.insert(all.end(), std::make_move_iterator(sums.begin()),
+                   std::make_move_iterator(sums.end()));
         ++shards_done[seq];
         maybe_finish_ckpt(seq);
         break;
@@ -1337,16 +1366,12 @@ SnapshotInfo Context::restore(const SnapshotStore &store) {
   SnapshotInfo info;
   nlohmann::json man;
   all_or_none(I.comm, I.rank, [&] {
-    std::string id = store.get("latest");
-    while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
-    SnapshotStore::check_name(id + ".manifest");
-    try {
-      man = nlohmann::json::parse(store.get(id + ".manifest"));
-    } catch (const nlohmann::json::exception &e) {
-      throw Error(Errc::corrupt, "snapshot manifest '" + id + ".manifest': " + e.what());
-    }
-    if (man.value("format", "") != "ssp-snapshot/1")
-      throw Error(Errc::corrupt, "snapshot manifest '" + id + ".manifest': unknown format");
+    // Trusted only through the manifest: every part it lists must be there before any is loaded,
+    // and each is checked against it as it is loaded.
+    const SnapshotReader snap(store);
+    snap.check_present();
+    const std::string &id = snap.id();
+    man = snap.manifest();
     info.id = id;
     info.clock = man.at("clock").get<std::int64_t>();
     info.workers = man.at("workers").get<int>();
@@ -1384,7 +1409,7 @@ SnapshotInfo Context::restore(const SnapshotStore &store) {
       I.reset_worker_cache(t);
       for (auto &[l, data] : t.shards) {
         const std::string name = id + ".table-" + t.name + ".shard-" + std::to_string(l);
-        const std::string p = unframe_part(PartKind::shard, store.get(name), name);
+        const std::string p = snap.part(name, PartKind::shard);
         Reader r(p, "snapshot part '" + name + "'");
         const std::string tn = r.get_string();
         r.get<std::uint8_t>();
@@ -1410,14 +1435,11 @@ SnapshotInfo Context::restore(const SnapshotStore &store) {
       std::vector<std::string> queues, states;
       for (int e = 0; e < sp.executors; ++e) {
         const std::string pre = id + ".executor-" + std::to_string(e);
-        queues.push_back(
-            unframe_part(PartKind::executor_queue, store.get(pre + ".queue"), pre + ".queue"));
-        states.push_back(
-            unframe_part(PartKind::executor_state, store.get(pre + ".state"), pre + ".state"));
+        queues.push_back(snap.part(pre + ".queue", PartKind::executor_queue));
+        states.push_back(snap.part(pre + ".state", PartKind::executor_state));
       }
-      const std::string sp_name = id + ".scheduler";
       I.sched = std::make_unique<Scheduler>(Scheduler::decode(
-          I.W, sp, unframe_part(PartKind::scheduler, store.get(sp_name), sp_name), queues, states));
+          I.W, sp, snap.part(id + ".scheduler", PartKind::scheduler), queues, states));
     } else if (I.rank == 0) {
       I.sched.reset();
     }

@@ -1,20 +1,24 @@
 # libssp: the staleness-bounded parameter server (MPI), installed as a shared library with its
 # headers and ssp.pc, so that an MPI program builds with
 #   mpicxx app.cc $(pkg-config --cflags --libs ssp)
-# The MPI-free parts (policy, shard map, scheduler, codec, snapshot store, profile format) are a
-# convenience library of their own, which the unit tests link without MPI.
+# The MPI-free parts (policy, shard map, scheduler, codec, snapshot stores and manifest, profile
+# format) are a convenience library of their own, which the unit tests link without MPI.  It links
+# libcore's tier store (TierSnapshotStore) and through it libautotune; libpmem2 comes only from
+# the tier library, MPI only into libssp.la.
 SSP_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include -I$(top_srcdir)/libssp $(JSON_CFLAGS)
 
 noinst_LTLIBRARIES += libssp/libssp_pure.la
 libssp_libssp_pure_la_SOURCES = \
 	libssp/codec.cc libssp/codec.hpp \
 	libssp/consistency.cc \
+	libssp/manifest.cc libssp/manifest.hpp \
 	libssp/profile.cc libssp/profile.hpp \
 	libssp/scheduler.cc libssp/scheduler.hpp \
 	libssp/shard_map.cc libssp/shard_map.hpp \
 	libssp/snapshot.cc \
-	libcore/error.cc libcore/log.cc libcore/units.cc
-libssp_libssp_pure_la_CPPFLAGS = $(SSP_CPPFLAGS)
+	libssp/tier_store.cc
+libssp_libssp_pure_la_CPPFLAGS = $(SSP_CPPFLAGS) $(ZLIB_CFLAGS)
+libssp_libssp_pure_la_LIBADD = libcore/libautotune_tier.la libcore/libautotune.la $(ZLIB_LIBS)
 
 lib_LTLIBRARIES += libssp/libssp.la
 libssp_libssp_la_SOURCES = \
@@ -34,10 +38,14 @@ sspinclude_HEADERS = \
 	libssp/include/ssp/profile.hpp \
 	libssp/include/ssp/snapshot.hpp \
 	libssp/include/ssp/ssp.hpp \
-	libssp/include/ssp/table.hpp
-# ssp/error.hpp names autotune::Error: install that header beside it.
+	libssp/include/ssp/table.hpp \
+	libssp/include/ssp/tier_store.hpp
+# ssp/error.hpp names autotune::Error and ssp/tier_store.hpp autotune::TierStore: install those
+# headers beside them.
 sspautotunedir = $(includedir)/autotune
-sspautotune_HEADERS = libcore/include/autotune/error.hpp
+sspautotune_HEADERS = libcore/include/autotune/error.hpp \
+	libcore/include/autotune/tier.hpp \
+	libcore/include/autotune/tier_conf.hpp
 
 pkgconfig_DATA += libssp/ssp.pc
 EXTRA_DIST += libssp/ssp.pc.in libssp/README.md
@@ -49,7 +57,8 @@ tests_unit_ssp_test_SOURCES = \
 	tests/unit/ssp_profile_test.cc \
 	tests/unit/ssp_scheduler_test.cc \
 	tests/unit/ssp_shard_map_test.cc \
-	tests/unit/ssp_snapshot_test.cc
+	tests/unit/ssp_snapshot_test.cc \
+	tests/unit/ssp_tier_store_test.cc
 tests_unit_ssp_test_CPPFLAGS = $(SSP_CPPFLAGS) $(GTEST_CFLAGS)
 tests_unit_ssp_test_LDADD = libssp/libssp_pure.la $(GTEST_LIBS)
 TESTS += tests/unit/ssp_test

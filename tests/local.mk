@@ -1,8 +1,8 @@
 # Tests of the build itself (make check) and the programs the MPI and integration tests run on
 # the local cluster (scripts/test).  Unit tests of each library are listed in its local.mk.
-TESTS += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh
+TESTS += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/unit/link_deps.sh
 TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) LUA=$(LUA); export top_builddir top_srcdir LUA;
-EXTRA_DIST += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/integration tests/mpi/run.test tests/run-integration
+EXTRA_DIST += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/unit/link_deps.sh tests/integration tests/mpi/run.test tests/run-integration
 
 # MPI test program: built with `make', run under srun and mpirun by tests/mpi/run.test.
 noinst_PROGRAMS += tests/mpi/allreduce_hosts
@@ -15,4 +15,4 @@ noinst_PROGRAMS += tests/mpi/ssp_check
 tests_mpi_ssp_check_SOURCES = tests/mpi/ssp_check.cc
 tests_mpi_ssp_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
 tests_mpi_ssp_check_LDADD = libssp/libssp.la $(MPI_LIBS)
-EXTRA_DIST += tests/mpi/ssp.test tests/mpi/ssp_examples.test
+EXTRA_DIST += tests/mpi/ssp.test tests/mpi/ssp_examples.test tests/mpi/ssp_tier.test

@@ -7,6 +7,7 @@
 // user's groups), so every file is read, written and created with the user's rights and never
 // with root's.  The owner and the size of a buffer come from the root-owned registry
 // (JobBuffers), never from files the user can write.
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -50,10 +51,13 @@ const char kUsage[] =
     "  destroy --job ID     remove the buffer and everything in it\n"
     "  stage-in --job ID SOURCE KEY\n"
     "                       copy the file SOURCE (an absolute path) into the buffer as object\n"
-    "                       KEY, reading it as the job's user\n"
+    "                       KEY, reading it as the job's user; with KEY ending in '/', copy\n"
+    "                       every file under the directory SOURCE as KEY<relative path>\n"
     "  stage-out --job ID KEY DEST\n"
     "                       copy object KEY to the file DEST (an absolute path), writing it as\n"
-    "                       the job's user (mode 0600, replaced atomically)\n"
+    "                       the job's user (mode 0600, replaced atomically); with KEY ending in\n"
+    "                       '/', copy every object under KEY, in key order, into the directory\n"
+    "                       DEST (created 0700) as DEST/<rest of the key>\n"
     "  pools                the pool of Slurm's burst_buffer/lua, as JSON\n"
     "Commands inside a job (as its user; --job defaults to $AUTOTUNE_BB_JOB, else $SLURM_JOB_ID):\n"
     "  put FILE KEY         store FILE as object KEY\n"
@@ -248,6 +252,9 @@ void open_source(MappedFile &m, const std::string &field, const std::string &pat
   }
   struct stat st;
   if (::fstat(m.fd, &st) != 0) throw_io(path, errno);
+  if (S_ISDIR(st.st_mode))
+    throw_invalid(field + ": '" + path +
+                  "' is a directory; stage a directory into a KEY ending in '/'");
   if (!S_ISREG(st.st_mode)) throw_invalid(field + ": '" + path + "' is not a regular file");
   m.size = static_cast<std::size_t>(st.st_size);
   if (m.size) {
@@ -395,9 +402,117 @@ Opened find_buffer(const Args &a) {
   return {*b, jb.store_options(*b)};
 }
 
+// A key naming every object under it ("ckpt/"): validates it without its '/'.  False for a plain
+// key (validated too).
+bool prefix_key(const std::string &field, const std::string &key) {
+  const bool dir = !key.empty() && key.back() == '/';
+  validate_tier_key(dir ? key.substr(0, key.size() - 1) : key, field);
+  return dir;
+}
+
+// Creates `dir` (mode 0700) when missing, as the current user; it must be a directory.
+void make_dir(const std::string &field, const std::string &dir) {
+  if (::mkdir(dir.c_str(), 0700) == 0) return;
+  const int e = errno;
+  struct stat st;
+  if (e == EEXIST && ::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;
+  if (e == EEXIST) throw_invalid(field + ": '" + dir + "' exists and is not a directory");
+  throw Error(e == EACCES || e == EPERM ? Errc::permission
+              : e == ENOENT             ? Errc::not_found
+                                        : Errc::io,
+              field + ": cannot create the directory '" + dir + "' as uid " +
+                  std::to_string(::geteuid()) + ": " + std::strerror(e));
+}
+
+// The regular files under `dir`, relative to it, sorted; symbolic links and special files are
+// refused (naming them), subdirectories are walked.
+void files_under(const std::string &field, const std::string &dir, const std::string &rel,
+                 std::vector<std::string> &out) {
+  const std::string path = rel.empty() ? dir : dir + "/" + rel;
+  DIR *d = ::opendir(path.c_str());
+  if (!d) {
+    const int e = errno;
+    throw Error(e == EACCES || e == EPERM ? Errc::permission
+                : e == ENOENT             ? Errc::not_found
+                                          : Errc::io,
+                field + ": cannot read the directory '" + path + "' as uid " +
+                    std::to_string(::geteuid()) + ": " + std::strerror(e));
+  }
+  std::vector<std::string> names;
+  while (const dirent *e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      names.emplace_back(e->d_name);
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const auto &n : names) {
+    const std::string r = rel.empty() ? n : rel + "/" + n;
+    struct stat st;
+    if (::lstat((dir + "/" + r).c_str(), &st) != 0) throw_io(dir + "/" + r, errno);
+    if (S_ISDIR(st.st_mode))
+      files_under(field, dir, r, out);
+    else if (S_ISREG(st.st_mode))
+      out.push_back(r);
+    else
+      throw_invalid(field + ": '" + dir + "/" + r +
+                    "' is not a regular file or a directory (symbolic links are not followed)");
+  }
+}
+
+int stage_in_dir(const Args &a, const std::string &src, const std::string &prefix) {
+  Opened o = find_buffer(a);
+  become_owner(o.buffer);
+  struct stat st;
+  if (::stat(src.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    const int e = errno;
+    if (::stat(src.c_str(), &st) == 0)
+      throw_invalid("stage-in SOURCE: '" + src + "' is not a directory (the KEY '" + prefix +
+                    "' ends in '/')");
+    throw Error(e == EACCES || e == EPERM ? Errc::permission
+                : e == ENOENT             ? Errc::not_found
+                                          : Errc::io,
+                "stage-in SOURCE: cannot read '" + src + "' as uid " + std::to_string(::geteuid()) +
+                    " (the job's user): " + std::strerror(e));
+  }
+  std::vector<std::string> files;
+  files_under("stage-in SOURCE", src, "", files);
+  for (const auto &f : files) validate_tier_key(prefix + f, "stage-in SOURCE file '" + f + "'");
+  TierStore s(o.options);
+  std::uint64_t bytes = 0;
+  for (const auto &f : files) {
+    MappedFile m;
+    open_source(m, "stage-in SOURCE", src + "/" + f, &o.buffer);
+    bytes += s.put(prefix + f, m.addr, m.size).size;
+  }
+  std::printf("job %u: staged in %s as '%s' (%zu objects, %s)\n", o.buffer.job, src.c_str(),
+              prefix.c_str(), files.size(), human(bytes).c_str());
+  return 0;
+}
+
+int stage_out_dir(const Args &a, const std::string &prefix, const std::string &dest) {
+  Opened o = find_buffer(a);
+  become_owner(o.buffer);
+  TierStore s(o.options);
+  const auto objects = s.list(prefix);  // sorted by key
+  if (objects.empty())
+    throw Error(Errc::not_found, "stage-out KEY: no object under '" + prefix +
+                                     "' in the buffer of job " + std::to_string(o.buffer.job));
+  make_dir("stage-out DEST", dest);
+  std::uint64_t bytes = 0;
+  for (const auto &obj : objects) {
+    const std::string rel = obj.key.substr(prefix.size());
+    for (std::size_t at = rel.find('/'); at != std::string::npos; at = rel.find('/', at + 1))
+      make_dir("stage-out DEST", dest + "/" + rel.substr(0, at));
+    write_object_to_file(s, obj.key, "stage-out DEST", dest + "/" + rel);
+    bytes += obj.size;
+  }
+  std::printf("job %u: staged out '%s' to %s (%zu objects, %s)\n", o.buffer.job, prefix.c_str(),
+              dest.c_str(), objects.size(), human(bytes).c_str());
+  return 0;
+}
+
 int cmd_stage_in(const Args &a) {
   const std::string src = absolute_path("stage-in SOURCE", a.pos[0]);
-  validate_tier_key(a.pos[1], "stage-in KEY");
+  if (prefix_key("stage-in KEY", a.pos[1])) return stage_in_dir(a, src, a.pos[1]);
   Opened o = find_buffer(a);
   become_owner(o.buffer);
   MappedFile m;
@@ -413,8 +528,9 @@ int cmd_stage_in(const Args &a) {
 }
 
 int cmd_stage_out(const Args &a) {
-  validate_tier_key(a.pos[0], "stage-out KEY");
+  const bool dir = prefix_key("stage-out KEY", a.pos[0]);
   const std::string dest = absolute_path("stage-out DEST", a.pos[1]);
+  if (dir) return stage_out_dir(a, a.pos[0], dest);
   Opened o = find_buffer(a);
   become_owner(o.buffer);
   TierStore s(o.options);

@@ -86,23 +86,27 @@ JobFacts load_job(std::uint32_t id) {
   return f;
 }
 
-// "autotune: class=NAME[ (shared)] trial=N ..." as job_submit/autotune wrote it.
+// "autotune: class=NAME[ (shared)] trial=N ...", "... best config=C from N trials" or
+// "... mode=steps: ..." as job_submit/autotune wrote it.
 struct Record {
   std::string cls;
   bool shared = false;
   std::optional<int> trial;
+  std::string best;  // the converged class's best configuration this job ran
   bool steps = false;
 };
 
 std::optional<Record> parse_record(const std::string &comment) {
-  static const std::regex re(R"(autotune: class=([A-Za-z0-9._-]+)( \(shared\))?( trial=([0-9]+))?( mode=steps)?)");
+  static const std::regex re(
+      R"(autotune: class=([A-Za-z0-9._-]+)( \(shared\))?( trial=([0-9]+))?( best config=([A-Za-z0-9=,.-]+))?( mode=steps)?)");
   std::smatch m;
   if (!std::regex_search(comment, m, re)) return std::nullopt;
   Record r;
   r.cls = m[1];
   r.shared = m[2].matched;
   if (m[4].matched) r.trial = std::stoi(m[4]);
-  r.steps = m[5].matched;
+  if (m[6].matched) r.best = m[6];
+  r.steps = m[7].matched;
   return r;
 }
 
@@ -202,10 +206,25 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
   if (rec->trial)
     for (const auto &t : store.trials(c->id))
       if (t.seq == *rec->trial) trial = t;
+  const bool may_record = !c->shared || c->allow_users;
 
   if (prolog) {
-    if (trial) store.mark_running(trial->id, job_id, f.start > 0 ? f.start : static_cast<double>(time(nullptr)));
+    if (trial) {
+      store.mark_running(trial->id, job_id, f.start > 0 ? f.start : static_cast<double>(time(nullptr)));
+    } else if (!rec->best.empty() && may_record && !store.trial_by_job(job_id, std::nullopt)) {
+      // A job of a converged class re-measures its best: its trial is recorded now, outside
+      // slurmctld (job_submit only read the store).
+      TrialRecord t = store.add_trial(c->id, rec->best, TrialOrigin::best, "re-measures the winner",
+                                      TrialStatus::running, job_id);
+      store.mark_running(t.id, job_id, f.start > 0 ? f.start : static_cast<double>(time(nullptr)));
+    }
     return 0;
+  }
+  if (!trial && !rec->best.empty() && may_record) {
+    trial = store.trial_by_job(job_id, std::nullopt);
+    if (!trial)
+      trial = store.add_trial(c->id, rec->best, TrialOrigin::best, "re-measures the winner", TrialStatus::running,
+                              job_id);
   }
 
   std::vector<std::string> files = result_files(incoming, job_id);

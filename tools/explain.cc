@@ -1,10 +1,12 @@
 #include "explain.hpp"
 
+#include "autotune/error.hpp"
+#include "autotune/tuner.hpp"
 #include "cli.hpp"
 
 namespace autotune::cli {
 
-Explanation explain(const ClassView &v, const Conf & /*conf*/) {
+Explanation explain(const ClassView &v, const Conf &conf) {
   Explanation e;
   if (!v.best) {
     e.note = "no measured trial yet";
@@ -15,6 +17,13 @@ Explanation explain(const ClassView &v, const Conf & /*conf*/) {
   if (v.runner_up && v.best->measurement && v.best->measurement->score && v.runner_up->measurement->score) {
     const double w = *v.best->measurement->score, r = *v.runner_up->measurement->score;
     if (r > 0) e.margin = (r - w) / r;
+  }
+  try {
+    const ModelView m = predict_neighbours(v.cls, v.trials, conf, v.best->config, 3);
+    for (std::size_t i = 0; i < m.configs.size(); ++i) e.neighbours.push_back({m.configs[i], m.mean[i], m.stddev[i]});
+    if (m.configs.empty()) e.note = "the model needs two successful configurations before it predicts";
+  } catch (const Error &err) {
+    e.note = std::string("no model predictions: ") + err.what();
   }
   return e;
 }
@@ -38,6 +47,8 @@ std::string explanation_text(const Explanation &e) {
     out += "  the model's predictions for the untried configurations nearest to the winner:\n";
     for (const auto &n : e.neighbours)
       out += "    " + n.config + "  predicted " + num(n.predicted) + " ± " + num(n.stddev, 2) + "\n";
+  } else if (!e.note.empty()) {
+    out += "  (" + e.note + ")\n";
   }
   return out;
 }

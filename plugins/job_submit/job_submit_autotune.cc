@@ -180,7 +180,7 @@ extern "C" int init(void) {
 }
 
 extern "C" int fini(void) {
-  log_stats("at shutdown");
+  log_stats("unloaded");
   at_set_log_sink(nullptr);
   return SLURM_SUCCESS;
 }

@@ -85,6 +85,27 @@ expect 1 "autotune-bb: stage-out DEST: cannot write '$tmp/result.dat' as uid $ui
   stage-out --job 42 data/in.dat "$tmp/result.dat"
 [ ! -e "$tmp/result.dat" ] && ok "nothing written where the job's user may not write" || bad "root's rights were used"
 expect 1 "autotune-bb: stage-out KEY: no object 'nope' in the buffer of job 42" stage-out --job 42 nope "$tmp/out/x"
+# A directory (e.g. a libssp checkpoint) staged in under a key prefix and out again, in key order.
+mkdir -p "$tmp/ck/sub" && head -c 2000000 /dev/urandom > "$tmp/ck/c000000000010.table-w.shard-0"
+echo c000000000010 > "$tmp/ck/latest"; echo nested > "$tmp/ck/sub/x"; chmod -R a+rX "$tmp/ck"
+out=$("$bb" --conf "$conf" stage-in --job 42 "$tmp/ck" ckpt/ 2>&1) && ok "$out" || bad "stage-in of a directory" "$out"
+got=$(cd /tmp && runuser -u $user -- env AUTOTUNE_BB_JOB=42 "$bb" --conf "$conf" ls ckpt/ | cut -f1,2 | tr '\t\n' ' /')
+[ "$got" = "ckpt/c000000000010.table-w.shard-0 2000000/ckpt/latest 14/ckpt/sub/x 7/" ] \
+  && ok "every file under the directory is an object under ckpt/" || bad "objects staged in" "got $got"
+out=$("$bb" --conf "$conf" stage-out --job 42 ckpt/ "$tmp/out/ck" 2>&1) && ok "$out" || bad "stage-out of a prefix" "$out"
+diff -r "$tmp/ck" "$tmp/out/ck" >/dev/null && ok "the staged-out directory holds the same files" || bad "stage-out of a prefix: content" "$(diff -r "$tmp/ck" "$tmp/out/ck" 2>&1 | head -3)"
+got=$(stat -c '%u %a' "$tmp/out/ck" "$tmp/out/ck/sub" "$tmp/out/ck/latest" | tr '\n' ' ')
+[ "$got" = "$uid 700 $uid 700 $uid 600 " ] && ok "staged-out directories are $user's, mode 0700, files 0600" || bad "stage-out owner/mode" "got $got"
+expect 1 "autotune-bb: stage-in SOURCE: '$tmp/ck' is a directory; stage a directory into a KEY ending in '/'" \
+  stage-in --job 42 "$tmp/ck" ckpt2
+expect 1 "autotune-bb: stage-in SOURCE: '$tmp/in.dat' is not a directory (the KEY 'x/' ends in '/')" \
+  stage-in --job 42 "$tmp/in.dat" x/
+ln -s /etc/passwd "$tmp/ck/link"
+expect 1 "autotune-bb: stage-in SOURCE: '$tmp/ck/link' is not a regular file or a directory (symbolic links are not followed)" \
+  stage-in --job 42 "$tmp/ck" ckpt3/
+expect 1 "autotune-bb: stage-out KEY: no object under 'none/' in the buffer of job 42" stage-out --job 42 none/ "$tmp/out/none"
+expect 1 "autotune-bb: stage-out DEST: cannot create the directory '$tmp/ck2' as uid $uid: Permission denied" \
+  stage-out --job 42 ckpt/ "$tmp/ck2"
 out=$("$bb" --conf "$conf" destroy --job 42 2>&1) && ok "$out" || bad "destroy" "$out"
 [ ! -e "$shm/pmem/job.42" ] && [ ! -e "$tmp/disk/job.42" ] && [ ! -e "$tmp/state/bb/job.42" ] \
   && ok "the buffer is gone after destroy" || bad "destroy left files"

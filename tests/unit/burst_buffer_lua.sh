@@ -46,10 +46,15 @@ EOF
 L='#BB_LUA (script line 3)'
 SIZE="allowed: a whole number with an optional unit K, M, G, T (or KiB, MiB, GiB, TiB), e.g. 4G"
 KEY="allowed: 1-200 characters from A-Z a-z 0-9 . _ - and '/' between non-empty components other than '.' and '..', not starting with '.'"
+DKEY="$KEY; a final '/' names every object under the key"
 check accepted '#BB_LUA buffer capacity=4G pool=autotune'
 check accepted '#BB_LUA buffer capacity=4GiB pool=autotune pmem=512M placement=fill-fastest' \
   '#BB_LUA stage_in source=/home/u/in.dat destination=in/data.bin' \
   '#BB_LUA stage_out source=out.dat destination=/home/u/out.dat'
+# A directory of objects (e.g. a libssp checkpoint) staged in and out under a key prefix.
+check accepted '#BB_LUA buffer capacity=4G pool=autotune' \
+  '#BB_LUA stage_in source=/home/u/ckpt destination=ssp/' \
+  '#BB_LUA stage_out source=run/ssp/ destination=/home/u/ckpt'
 check "refused: $L buffer: capacity: '4X' is not a size; $SIZE" '#BB_LUA buffer capacity=4X pool=autotune'
 check "refused: $L buffer: capacity: '4GB' is not a size; $SIZE" '#BB_LUA buffer capacity=4GB pool=autotune'
 check "refused: $L buffer: capacity: '1.5G' is not a size; $SIZE" '#BB_LUA buffer capacity=1.5G pool=autotune'
@@ -65,10 +70,14 @@ check "refused: $L: '#BB_LUAX buffer' is not a directive; write '#BB_LUA buffer|
 check "refused: $L stage_in: 'source' is not key=value" '#BB_LUA stage_in source'
 check "refused: #BB_LUA (script line 4) stage_in: source: 'in.dat' is not an absolute path" \
   '#BB_LUA buffer capacity=4G pool=autotune' '#BB_LUA stage_in source=in.dat destination=in'
-check "refused: #BB_LUA (script line 4) stage_in: destination: '../../etc/passwd' is not a valid key; $KEY" \
+check "refused: #BB_LUA (script line 4) stage_in: destination: '../../etc/passwd' is not a valid key; $DKEY" \
   '#BB_LUA buffer capacity=4G pool=autotune' '#BB_LUA stage_in source=/x destination=../../etc/passwd'
-check "refused: #BB_LUA (script line 4) stage_out: source: '/abs' is not a valid key; $KEY" \
+check "refused: #BB_LUA (script line 4) stage_out: source: '/abs' is not a valid key; $DKEY" \
   '#BB_LUA buffer capacity=4G pool=autotune' '#BB_LUA stage_out source=/abs destination=/home/u/o'
+check "refused: #BB_LUA (script line 4) stage_out: source: 'ssp//' is not a valid key; $DKEY" \
+  '#BB_LUA buffer capacity=4G pool=autotune' '#BB_LUA stage_out source=ssp// destination=/home/u/o'
+check "refused: #BB_LUA (script line 4) stage_in: destination: '/' is not a valid key; $DKEY" \
+  '#BB_LUA buffer capacity=4G pool=autotune' '#BB_LUA stage_in source=/home/u/d destination=/'
 check "refused: #BB_LUA (script line 4) stage_out: source= and destination= are required" \
   '#BB_LUA buffer capacity=4G pool=autotune' '#BB_LUA stage_out source=o'
 check "refused: #BB_LUA (script line 4): a second buffer line; give one" \

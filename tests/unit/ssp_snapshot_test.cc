@@ -15,6 +15,18 @@ TEST(SspCodec, Crc32MatchesTheStandardCheckValue) {
   EXPECT_EQ(ssp::crc32("123456789", 9), 0xCBF43926u);
 }
 
+TEST(SspCodec, Crc32ChainsAndFramingInPlaceEqualsFramingACopy) {
+  EXPECT_EQ(ssp::crc32("6789", 4, ssp::crc32("12345", 5)), 0xCBF43926u);
+  ssp::Writer w;
+  ssp::begin_part(w, ssp::PartKind::executor_state);
+  w.put_string("state");
+  w.put<std::int64_t>(7);
+  ssp::Writer p;
+  p.put_string("state");
+  p.put<std::int64_t>(7);
+  EXPECT_EQ(ssp::finish_part(w), ssp::frame_part(ssp::PartKind::executor_state, p.buffer()));
+}
+
 TEST(SspCodec, WriterAndReaderRoundTrip) {
   ssp::Writer w;
   w.put<std::int64_t>(-5);

@@ -114,7 +114,10 @@ typedef struct {
  */
 int at_submit(const at_submit_request *req, at_submit_decision *out, char *err, size_t errlen);
 
-/* Timing of at_submit since the plugin was loaded: "N calls, median X us, p99 Y us, max Z us". */
+/*
+ * Timing of at_submit since the plugin was loaded, wall clock and the calling thread's CPU time:
+ * "N calls, wall median X us, p99 Y us, max Z us; thread CPU median ...".
+ */
 void at_submit_stats(char *buf, size_t len);
 
 /* ---- select --------------------------------------------------------------------------------- */

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -126,6 +127,8 @@ class Store {
     bool create = false;     // create the file (and its schema) if missing
     bool read_only = false;  // open read-only (queries only)
     int busy_timeout_ms = 5000;
+    // Leave WAL checkpoints (which fsync) to other connections: for job_submit inside slurmctld.
+    bool no_checkpoints = false;
   };
   static constexpr int kSchemaVersion = 2;
   // "<state_dir>/store.db"
@@ -155,6 +158,8 @@ class Store {
 
   // ---- trials
   std::vector<TrialRecord> trials(std::int64_t class_id);
+  // How many trials of the class have one of `statuses` (an indexed count).
+  int count_trials(std::int64_t class_id, std::initializer_list<TrialStatus> statuses);
   std::optional<TrialRecord> trial(std::int64_t trial_id);
   std::optional<TrialRecord> trial_by_job(std::int64_t job_id, std::optional<std::int64_t> step_id);
   // Pops the head of the class's queue and records it as a pending trial, in one transaction.

@@ -9,10 +9,15 @@
 //   <id>.executor-<e>.queue       logical executor e's queue of remaining work
 //   <id>.executor-<e>.state       logical executor e's application state
 //   <id>.table-<name>.shard-<l>   logical server l's key-value pairs (rows) of table <name>
-//   <id>.manifest                 JSON: what the snapshot holds (written after all other parts)
+//   <id>.manifest                 JSON: what the snapshot holds and the size and CRC-32 of every
+//                                 part above (written after all of them)
 //   latest                        the id of the newest complete snapshot (written last)
 // where <id> is "c" followed by the 12-digit clock.  Binary parts carry a magic, a kind, a length
-// and a CRC-32, so a torn or foreign object is reported as Error(corrupt), never loaded.
+// and a CRC-32.  A snapshot is trusted only through its manifest: a part is loaded only when it
+// is listed there with its size and CRC-32 and matches both, so a missing, torn, damaged or
+// foreign part is reported as Error(not_found|corrupt) naming it, never loaded.  Since the
+// checksums describe the bytes, not the medium, a snapshot copied to another store (e.g. a
+// directory staged out of a burst buffer) stays verifiable.
 //
 // Implementing a store: put() must replace an object atomically (readers see the old or the new
 // bytes, never a mix) and be safe to call concurrently for different names from different
@@ -23,8 +28,12 @@
 //   job.checkpoint_store = &store; job.checkpoint_every = 50;
 //   ...
 //   ctx.restore(store);          // on any number of ranks
+//
+// slurm-autotune's tier store (persistent memory + disk, a job's burst buffer) implements it in
+// ssp/tier_store.hpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,5 +71,28 @@ class DirectorySnapshotStore : public SnapshotStore {
  private:
   std::string dir_;
 };
+
+// What verify_snapshot() checked.
+struct SnapshotCheck {
+  std::string id;  // e.g. "c000000000120"
+  std::int64_t clock = 0;
+  int workers = 0;  // the rank counts it was taken with
+  int servers = 0;
+  bool has_job = false;     // it holds a suspended job
+  std::size_t parts = 0;    // parts checked (the manifest and `latest` not counted)
+  std::uint64_t bytes = 0;  // their total size as stored
+  bool listed = false;      // the manifest lists its parts' checksums (false: an older format,
+                            // whose parts were checked by their own framing only)
+};
+
+// Reads the snapshot `latest` names (or snapshot `id`), then every part its manifest lists, and
+// checks each against the manifest and its framing, without MPI and without loading anything:
+// whether a checkpoint (e.g. one staged out of a burst buffer) can be restored.  Throws
+// Error(not_found) for a missing `latest`, manifest or part, Error(corrupt) for a damaged one,
+// each naming the object.
+SnapshotCheck verify_snapshot(const SnapshotStore &store, const std::string &id = "");
+
+// The ids of the store's complete snapshots (those with a manifest), oldest first.
+std::vector<std::string> list_snapshots(const SnapshotStore &store);
 
 }  // namespace ssp

@@ -8,7 +8,10 @@
 //   context.hpp      ssp::Context: roles, tables, clock(), barrier(), run(), checkpoint/restore
 //   table.hpp        ssp::Table<T>: get / inc / pull_all
 //   job.hpp          logical executors and micro-tasks for Context::run()
-//   snapshot.hpp     SnapshotStore (checkpoint storage seam) and its directory implementation
+//   snapshot.hpp     SnapshotStore (checkpoint storage seam), its directory implementation,
+//                    verify_snapshot()
+//   tier_store.hpp   TierSnapshotStore: checkpoints on slurm-autotune's tier store (pmem + disk,
+//                    a Slurm job's burst buffer)
 //   profile.hpp      AUTOTUNE_PROFILE_* and the result file read by slurm-autotune's tuner
 //   error.hpp        ssp::Error / ssp::Errc
 //
@@ -23,3 +26,4 @@
 #include "ssp/profile.hpp"
 #include "ssp/snapshot.hpp"
 #include "ssp/table.hpp"
+#include "ssp/tier_store.hpp"
