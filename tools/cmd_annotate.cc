@@ -90,9 +90,12 @@ int cmd_annotate(const Caller &caller, int argc, char **argv) {
         "usage: autotune annotate JOBID --winner CONFIG [--trials N] [--stopped-by RULE] [--released NODES]\n\n"
         "Record in the AdminComment of a job that tunes inside its allocation (--autotune-mode=steps)\n"
         "the configuration its search chose and the nodes it gave back.  autotune-run runs it after\n"
-        "shrinking the job to the winner (scontrol update JobId=.. NumNodes=..).  Only the job's\n"
-        "owner may annotate it, only while it runs, and only when the job now has exactly the\n"
-        "winner's number of nodes; a later annotation replaces an earlier one.\n\n"
+        "choosing, before and after shrinking the job to the winner (scontrol update JobId=..\n"
+        "NumNodes=..): a job with more nodes than the winner is noted as shrinking, one with the\n"
+        "winner's node count as shrunk (with --released) or as keeping its nodes.  Only the job's\n"
+        "owner may annotate it, only while it runs; a later annotation replaces an earlier one.\n"
+        "Slurm accepts no update of a resized job until accounting has recorded the resize, so\n"
+        "without accounting (AccountingStorageType=none) only the note before the shrink lands.\n\n"
         "  --winner CONFIG    the chosen configuration (nodes=2,workers=3,ps=1,...)\n"
         "  --trials N         how many configurations the job profiled\n"
         "  --stopped-by RULE  the rule that ended the search: budget, exhausted, improvement, ei, none\n"
@@ -138,11 +141,15 @@ int cmd_annotate(const Caller &caller, int argc, char **argv) {
     throw Error(Errc::invalid_argument, "job " + std::to_string(job_id) +
                                             " does not tune inside its allocation (its AdminComment has no "
                                             "autotune mode=steps record)");
-  if (static_cast<std::uint32_t>(winner.counts.nodes) != job.num_nodes)
+  const auto want = static_cast<std::uint32_t>(winner.counts.nodes);
+  if (want > job.num_nodes)
     throw Error(Errc::invalid_argument, "job " + std::to_string(job_id) + " has " + std::to_string(job.num_nodes) +
-                                            " nodes, the winner " + std::to_string(winner.counts.nodes) +
-                                            "; shrink the job first (scontrol update JobId=" + std::to_string(job_id) +
-                                            " NumNodes=" + std::to_string(winner.counts.nodes) + ")");
+                                            " nodes, fewer than the winner's " + std::to_string(want));
+  if (!released.empty() && want != job.num_nodes)
+    throw Error(Errc::invalid_argument, "--released: job " + std::to_string(job_id) + " still has " +
+                                            std::to_string(job.num_nodes) + " nodes, the winner " +
+                                            std::to_string(want) + "; shrink the job first (scontrol update JobId=" +
+                                            std::to_string(job_id) + " NumNodes=" + std::to_string(want) + ")");
   if (!released.empty()) {
     const std::set<std::string> gone = expand(released), held = expand(job.nodes);
     for (const auto &n : gone)
@@ -158,6 +165,9 @@ int cmd_annotate(const Caller &caller, int argc, char **argv) {
   if (!released.empty())
     note += "; shrunk to " + std::to_string(job.num_nodes) + (job.num_nodes == 1 ? " node (" : " nodes (") + job.nodes +
             "), released " + released;
+  else if (want < job.num_nodes)
+    note += "; shrinking from " + std::to_string(job.num_nodes) + " nodes (" + job.nodes + ") to " +
+            std::to_string(want);
   else
     note += "; kept its " + std::to_string(job.num_nodes) + (job.num_nodes == 1 ? " node (" : " nodes (") + job.nodes + ")";
   const std::string comment = base + note;

@@ -144,7 +144,7 @@ StepOutcome run_step(const StepRequest &req) {
     const double t = now_s() - start;
     if (req.timeout_s && !timed_out && t > *req.timeout_s) {
       timed_out = true;
-      std::fprintf(stderr, "autotune-run: step exceeded --timeout %.0f s: stopping it\n", *req.timeout_s);
+      std::fprintf(stderr, "autotune-run: step exceeded %s %.0f s: stopping it\n", req.timeout_name.c_str(), *req.timeout_s);
       kill(-pid, SIGTERM);
       kill_at = t + 10;
     }
@@ -178,7 +178,8 @@ StepOutcome run_step(const StepRequest &req) {
   if (timed_out) {
     out.status = StepStatus::timeout;
     out.exit_code = 124;
-    out.reason = "exceeded the timeout of " + std::to_string(static_cast<long long>(*req.timeout_s)) + " s";
+    out.reason = "exceeded the timeout of " + std::to_string(static_cast<long long>(*req.timeout_s)) + " s (" +
+                 req.timeout_name + ")";
   } else if (WIFSIGNALED(status)) {
     out.signal = WTERMSIG(status);
     out.exit_code = 128 + out.signal;

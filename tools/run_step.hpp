@@ -17,6 +17,7 @@ struct StepRequest {
   std::vector<std::string> app;              // program and arguments
   std::optional<Configuration> config;       // none: the allocation as it is
   std::optional<double> timeout_s;           // kill the step after this long
+  std::string timeout_name = "--timeout";    // the option that set timeout_s, for messages
   std::vector<std::pair<std::string, std::string>> env;  // extra environment for the app
   std::vector<std::string> unset;            // environment variables removed for the step
   std::string name;                          // the step's name (srun --job-name), if any

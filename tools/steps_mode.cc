@@ -280,6 +280,17 @@ std::string hosts_minus(const std::string &a, const std::string &b) {
   return res;
 }
 
+// Whether slurmctld records jobs in accounting: after a resize it refuses every update of the job
+// until accounting has given the job a new database index, which without accounting never happens.
+bool accounting_records_resizes() {
+  slurm_conf_t *conf = nullptr;
+  if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || !conf) return true;
+  const bool none = conf->accounting_storage_type &&
+                    std::strcmp(conf->accounting_storage_type, "accounting_storage/none") == 0;
+  slurm_free_ctl_conf(conf);
+  return !none;
+}
+
 // What a trial's roles used, for the adjuster.
 void role_measures(const RunResult &r, RoleMeasure *worker, RoleMeasure *server) {
   if (!r.app) return;
@@ -314,8 +325,6 @@ int run_steps(const StepsOptions &o) {
   // ---- the allocation and the class
   const Allocation alloc = read_allocation(o.job);
   const std::string original_nodes = getenv_nonempty("SLURM_JOB_NODELIST") ? getenv_nonempty("SLURM_JOB_NODELIST") : "";
-  say("class " + o.cls + ", steps mode: tuning inside the allocation of job " + o.job + " (" + alloc.describe() +
-      (original_nodes.empty() ? "" : ", " + original_nodes) + ")");
   const std::string at = autotune_command();
   const Captured ex = capture({at, "export", o.cls, "--json"});
   if (ex.status != 0)
@@ -334,6 +343,8 @@ int run_steps(const StepsOptions &o) {
                     "this job's allocation (" + alloc.describe() + ")");
     queue.push_back({c, "manual", "given with --try", ""});
   }
+  say("class " + o.cls + ", steps mode: tuning inside the allocation of job " + o.job + " (" + alloc.describe() +
+      (original_nodes.empty() ? "" : ", " + original_nodes) + ")");
   const ClassProblem &p = search.problem();
   say(std::to_string(p.candidates.size()) + " configurations of the class's space fit; " +
       std::to_string(search.used_before()) + " earlier trials of the class count; budget " +
@@ -398,6 +409,7 @@ int run_steps(const StepsOptions &o) {
     req.timeout_s = o.step_timeout_s
                         ? *o.step_timeout_s
                         : (slowest_ok > 0 ? std::min(first_timeout, std::max(30.0, 5 * slowest_ok)) : first_timeout);
+    req.timeout_name = o.step_timeout_s ? "--step-timeout" : "the step timeout";
     req.label = o.job + "." + std::to_string(k);
     const StepOutcome out = run_step(req);
     profiling_s += out.wall_s;
@@ -487,9 +499,21 @@ int run_steps(const StepsOptions &o) {
   say("winner: " + winner->config.format() + " (" + rate(winner->samples_per_s) +
       (winner->here ? "" : ", measured by an earlier job") + ")");
 
-  // ---- shrink to the winner and say so in the AdminComment
-  std::string released;
+  // ---- shrink to the winner and say so in the AdminComment.  The note is written before the
+  // shrink: Slurm refuses any update of a resized job until accounting has recorded the resize
+  // (with AccountingStorageType=none, never), so the note written after it, with the nodes the
+  // job gave back, is a refinement that may not be possible.
+  auto annotate = [&](const std::string &released, bool quiet) {
+    std::vector<std::string> cmd = {at, "annotate", o.job, "--winner", winner->config.format(), "--trials",
+                                    std::to_string(trials), "--stopped-by", stop_rule};
+    if (!released.empty()) cmd.insert(cmd.end(), {"--released", released});
+    const Captured c = capture(cmd);
+    if (c.status == 0) say(first_line(c.out));
+    else if (!quiet) say("the AdminComment was not updated: " + first_line(c.err));
+    return c.status == 0 ? std::string() : first_line(c.err);
+  };
   const int want = winner->config.counts.nodes;
+  annotate("", false);
   if (o.shrink && want < alloc.nodes) {
     char tmpl[] = "/tmp/autotune-resize.XXXXXX";
     std::string dir = mkdtemp(tmpl) ? tmpl : "";
@@ -498,6 +522,7 @@ int run_steps(const StepsOptions &o) {
         (want == 1 ? " node" : " nodes") + ": $ scontrol update JobId=" + o.job + " NumNodes=" + std::to_string(want));
     const Captured c = capture(cmd, dir);
     const std::string script = dir + "/slurm_job_" + o.job + "_resize.sh";
+    std::string released;
     if (c.status != 0) {
       say("the shrink failed (" + first_line(c.err + c.out) + "); the job keeps its " + std::to_string(alloc.nodes) +
           " nodes");
@@ -514,14 +539,14 @@ int run_steps(const StepsOptions &o) {
       std::remove((dir + "/slurm_job_" + o.job + "_resize.csh").c_str());
       rmdir(dir.c_str());
     }
-  }
-  {
-    std::vector<std::string> cmd = {at, "annotate", o.job, "--winner", winner->config.format(), "--trials",
-                                    std::to_string(trials), "--stopped-by", stop_rule};
-    if (!released.empty()) cmd.insert(cmd.end(), {"--released", released});
-    const Captured c = capture(cmd);
-    if (c.status == 0) say(first_line(c.out));
-    else say("the AdminComment was not updated: " + first_line(c.err));
+    if (!released.empty()) {
+      if (!accounting_records_resizes()) {
+        say("the AdminComment keeps the note written before the shrink (without accounting Slurm accepts no "
+            "update of a resized job)");
+      } else if (const std::string err = annotate(released, true); !err.empty()) {
+        say("the AdminComment keeps the note written before the shrink (" + err + ")");
+      }
+    }
   }
 
   // ---- the full training on the winner

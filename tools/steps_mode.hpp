@@ -19,7 +19,9 @@
 //    <jobid>.search.json (ingest converges the class on the winner), the job shrinks to the
 //    winner's node count (`scontrol update JobId=.. NumNodes=..`, then the environment fixed up
 //    from the slurm_job_<id>_resize.sh Slurm writes, as its documentation says to source), the
-//    AdminComment says so (`autotune annotate`), and the app runs in full on the winner.
+//    AdminComment says so (`autotune annotate`, before the shrink and, when Slurm accepts updates
+//    of the resized job, after it with the released nodes), and the app runs in full on the
+//    winner.
 #pragma once
 
 #include <optional>
