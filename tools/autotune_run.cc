@@ -241,8 +241,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "autotune-run: no AUTOTUNE_CONFIG (job without --autotune, or the store was unavailable at "
                          "submission): running on the allocation as it is, nothing will be recorded\n");
   } else {
-    std::fprintf(stderr, "autotune-run: class %s trial %s: %s\n", cls ? cls : "?", env("AUTOTUNE_TRIAL") ? env("AUTOTUNE_TRIAL") : "?",
-                 cfg->format().c_str());
+    if (const char *t = env("AUTOTUNE_TRIAL"))
+      std::fprintf(stderr, "autotune-run: class %s trial %s: %s\n", cls ? cls : "?", t, cfg->format().c_str());
+    else
+      std::fprintf(stderr, "autotune-run: class %s: its best configuration: %s\n", cls ? cls : "?", cfg->format().c_str());
   }
   StepOutcome out = run_step(req);
   std::fprintf(stderr, "autotune-run: %s\n", out.summary().c_str());
