@@ -149,6 +149,7 @@ Conf Conf::from_raw(RawConf raw, std::string path) {
   parse_engine_section(raw, c.engine);
   parse_tuner_section(raw, c.tuner);
   parse_tier_section(raw, c.tier);
+  parse_adjust_section(raw, c.adjust);
   raw.reject_unknown();
   return c;
 }

@@ -61,3 +61,4 @@ tests_unit_store_fill_LDADD = libcore/libautotune.la
 
 include libcore/tier.mk
 include libcore/engine.mk
+include libcore/steps.mk

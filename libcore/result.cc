@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -91,6 +92,9 @@ RunResult parse_result(std::string_view text) {
   r.config = string(j, "config", "");
   if (auto s = opt_number(j, "step", "", 0, 4294967294.0)) r.step = static_cast<long long>(*s);
   r.adjust_reason = string(j, "adjust_reason", "");
+  r.origin = string(j, "origin", "");
+  if (!r.origin.empty() && r.origin != "initial" && r.origin != "model" && r.origin != "manual")
+    throw_invalid("result: origin: '" + r.origin + "' is not one of initial, model, manual");
   if (j.contains("app") && !j["app"].is_null()) {
     const json &a = j["app"];
     if (!a.is_object()) throw_invalid("result: app: is not an object");
@@ -126,7 +130,11 @@ RunResult parse_result(std::string_view text) {
   return r;
 }
 
-RunResult read_result_file(const std::string &path, std::optional<unsigned> owner) {
+namespace {
+
+// The text of a result file the job's user left: a regular file (not a link) of at most
+// kMaxResultBytes, owned by `owner` when given.
+std::string read_user_file(const std::string &path, std::optional<unsigned> owner) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) throw Error(Errc::not_found, path + ": no result file");
@@ -162,8 +170,60 @@ RunResult read_result_file(const std::string &path, std::optional<unsigned> owne
   }
   ::close(fd);
   text.resize(off);
+  return text;
+}
+
+}  // namespace
+
+RunResult read_result_file(const std::string &path, std::optional<unsigned> owner) {
+  const std::string text = read_user_file(path, owner);
   try {
     return parse_result(text);
+  } catch (const Error &e) {
+    throw Error(e.code(), path + ": " + e.what());
+  }
+}
+
+SearchSummary parse_search_summary(std::string_view text) {
+  if (text.size() > kMaxResultBytes) throw_invalid("search: larger than 1 MiB");
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const std::exception &e) {
+    throw Error(Errc::corrupt, std::string("search: not valid JSON (") + e.what() + ")");
+  }
+  if (!j.is_object()) throw_invalid("search: is not a JSON object");
+  auto str = [&](const char *key, bool required) {
+    if (!j.contains(key) || j[key].is_null()) {
+      if (required) throw_invalid(std::string("search: ") + key + ": missing");
+      return std::string();
+    }
+    if (!j[key].is_string()) throw_invalid(std::string("search: ") + key + ": is not a string");
+    std::string v = j[key].get<std::string>();
+    if (v.size() > kMaxString) throw_invalid(std::string("search: ") + key + ": longer than 4096 characters");
+    return v;
+  };
+  const std::string fmt = str("format", true);
+  if (fmt != "autotune-search/1") throw_invalid("search: format: '" + fmt + "' is not autotune-search/1");
+  SearchSummary s;
+  s.stop_rule = str("stop_rule", true);
+  static const char *const rules[] = {"budget", "exhausted", "improvement", "ei", "none"};
+  if (std::find(std::begin(rules), std::end(rules), s.stop_rule) == std::end(rules))
+    throw_invalid("search: stop_rule: '" + s.stop_rule + "' is not one of budget, exhausted, improvement, ei, none");
+  s.reason = str("reason", false);
+  s.winner = str("winner", false);
+  if (j.contains("trials") && !j["trials"].is_null()) {
+    if (!j["trials"].is_number_integer() || j["trials"].get<long long>() < 0 || j["trials"].get<long long>() > 1000000)
+      throw_invalid("search: trials: is not a whole number from 0 to 1000000");
+    s.trials = j["trials"].get<int>();
+  }
+  return s;
+}
+
+SearchSummary read_search_file(const std::string &path, std::optional<unsigned> owner) {
+  const std::string text = read_user_file(path, owner);
+  try {
+    return parse_search_summary(text);
   } catch (const Error &e) {
     throw Error(e.code(), path + ": " + e.what());
   }

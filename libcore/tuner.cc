@@ -440,6 +440,47 @@ Decision refit(Store &store, std::int64_t class_id, const Conf &conf, int attemp
   throw Error(Errc::busy, "the class kept changing while its next configurations were computed");
 }
 
+Decision converge_on(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
+                     const std::string &winner, std::optional<std::int64_t> job, const std::string &rule,
+                     const std::string &reason) {
+  Decision d = decide(c, trials, conf);
+  if (c.state != ClassState::tuning) return d;
+  std::map<std::int64_t, double> score_of(d.scores.begin(), d.scores.end());
+  const TrialRecord *best = nullptr;
+  auto better = [&](const TrialRecord &t) {
+    if (!best) return true;
+    const bool mine = job && t.job_id == job, best_mine = job && best->job_id == job;
+    if (mine != best_mine) return mine;
+    return score_of[t.id] < score_of[best->id];
+  };
+  for (const auto &t : trials)
+    if (t.config == winner && t.status == TrialStatus::done && score_of.count(t.id) && better(t)) best = &t;
+  if (!best) throw Error(Errc::not_found, "class " + c.name + " has no measured trial of " + winner);
+  d.state = ClassState::converged;
+  d.best_trial = best->id;
+  d.stop_rule = rule;
+  d.state_reason = reason;
+  Recommendation r;
+  r.config = best->config;
+  r.origin = TrialOrigin::best;
+  r.reason = "the class converged on it";
+  d.queue = {r};
+  return d;
+}
+
+Decision converge(Store &store, std::int64_t class_id, const Conf &conf, const std::string &winner,
+                  std::optional<std::int64_t> job, const std::string &rule, const std::string &reason,
+                  int attempts) {
+  for (int i = 0; i < attempts; ++i) {
+    auto c = store.find_class_by_id(class_id);
+    if (!c) throw Error(Errc::not_found, "class " + std::to_string(class_id) + " is gone");
+    const auto trials = store.trials(class_id);
+    Decision d = converge_on(*c, trials, conf, winner, job, rule, reason);
+    if (store.apply_decision(class_id, c->version, d)) return d;
+  }
+  throw Error(Errc::busy, "the class kept changing while its search was ended");
+}
+
 ModelView predict_neighbours(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
                              const std::string &around, std::size_t count) {
   ModelView v;

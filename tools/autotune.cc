@@ -22,6 +22,7 @@ const Command kCommands[] = {
     {"admin", "shared classes and the store itself (root and SlurmUser)", cmd_admin},
     {"replay", "the offline benchmark of the search on a table of measured configurations", cmd_replay},
     {"ingest", "record how an autotune job ended and refit its class (slurmctld runs it)", cmd_ingest},
+    {"annotate", "record a steps-mode job's winner and released nodes in its AdminComment", cmd_annotate},
 };
 
 void usage(FILE *out) {

@@ -8,6 +8,12 @@
 // and AUTOTUNE_PS), collects what libssp measured, and leaves the result in the store's
 // incoming/ directory, where `autotune ingest` picks it up when the job ends.  An APP that fails,
 // is killed, runs out of memory or exceeds --timeout is reported as a failed trial.
+//
+// Mode steps (--autotune-mode=steps, AUTOTUNE_MODE=steps): the job holds an upper-bound
+// allocation and tunes inside it (steps_mode.hpp): it profiles the first K batches of several
+// configurations as short job steps, stops by rule, shrinks to the winner and runs APP on it.
+// A job of a class that already converged gets the winner from job_submit (AUTOTUNE_CONFIG) and
+// runs as in mode jobs.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -36,6 +42,7 @@
 #include "autotune/store.hpp"
 #include "autotune/units.hpp"
 #include "run_step.hpp"
+#include "steps_mode.hpp"
 
 using namespace autotune;
 using nlohmann::json;
@@ -47,16 +54,35 @@ const char kUsage[] =
     "Run APP, an MPI training program (linked with libssp), inside a job submitted with\n"
     "--autotune=CLASS, on the configuration slurm-autotune chose for the job, and leave what it\n"
     "measured for the class's next decision.\n\n"
+    "With --autotune-mode=steps the job tunes itself inside its allocation: submit it with an\n"
+    "upper bound (e.g. sbatch -N4 --exclusive --mem=0); autotune-run profiles the first K batches\n"
+    "of the class's configurations that fit as job steps (srun --mpi=pmix -N -n -c --mem-per-cpu,\n"
+    "AUTOTUNE_PROFILE_BATCHES=K, AUTOTUNE_PROFILE_ONLY=1), warm-started from the class's earlier\n"
+    "trials, until the class's stopping rules end the search; tries per-role resources adjusted\n"
+    "from what the best configuration's ranks used (autotune.conf Adjust* keys); records the\n"
+    "winner in the job's AdminComment (autotune annotate), gives back the nodes the winner does\n"
+    "not use (scontrol update JobId=.. NumNodes=.., then Slurm's resize script applied to the\n"
+    "environment) and runs APP on it.\n"
+    "Progress goes to standard error; every trial is left for ingest.\n\n"
     "Options:\n"
-    "  --timeout SECONDS   stop APP after this long and record the trial as timed out\n"
-    "                      (default: no limit besides the job's own)\n"
-    "  --dry-run           print the srun command instead of running it\n"
-    "  -h, --help          this text\n\n"
+    "  --mode jobs|steps     default: $AUTOTUNE_MODE (set by --autotune-mode), else jobs\n"
+    "  --timeout SECONDS     stop APP's (full) run after this long and record it as timed out\n"
+    "                        (default: no limit besides the job's own)\n"
+    "  --probe-batches K     steps mode: batches each trial profiles (default:\n"
+    "                        $AUTOTUNE_PROBE_BATCHES, set by --autotune-probe-batches, else 20)\n"
+    "  --step-timeout SEC    steps mode: a profiling step running longer is stopped and recorded\n"
+    "                        as a failed (timed-out) trial.  Default: 60 + 3*K s until a trial\n"
+    "                        succeeds, then 5x the slowest successful trial (at least 30 s)\n"
+    "  --try CONFIG          steps mode: profile this configuration first (repeatable; it must\n"
+    "                        be in the class's space and fit the allocation)\n"
+    "  --no-shrink           steps mode: keep every node of the allocation\n"
+    "  --dry-run             print the (first) srun command instead of running it\n"
+    "  -h, --help            this text\n\n"
     "Environment (set by job_submit/autotune): AUTOTUNE_CLASS, AUTOTUNE_CONFIG, AUTOTUNE_TRIAL,\n"
-    "AUTOTUNE_INCOMING.  APP receives AUTOTUNE_PS (parameter servers), AUTOTUNE_WORKERS and\n"
-    "AUTOTUNE_RESULT (where libssp writes its measurements).  Without AUTOTUNE_CONFIG (a job\n"
-    "without --autotune) APP runs on the job's allocation as it is and nothing is recorded.\n"
-    "The exit status is APP's.\n";
+    "AUTOTUNE_MODE, AUTOTUNE_PROBE_BATCHES, AUTOTUNE_INCOMING.  APP receives AUTOTUNE_PS (parameter\n"
+    "servers), AUTOTUNE_WORKERS and AUTOTUNE_RESULT (where libssp writes its measurements).\n"
+    "Without AUTOTUNE_CONFIG in mode jobs (a job without --autotune) APP runs on the job's\n"
+    "allocation as it is and nothing is recorded.  The exit status is APP's (of its full run).\n";
 
 const char *env(const char *k) {
   const char *v = std::getenv(k);
@@ -76,40 +102,68 @@ const char *env(const char *k) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::optional<double> timeout;
-  bool dry_run = false;
+  std::optional<double> timeout, step_timeout;
+  std::optional<std::string> mode;
+  std::optional<int> probe;
+  std::vector<std::string> tries;
+  bool dry_run = false, shrink = true;
   int i = 1;
-  for (; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--") {
-      ++i;
+  // "--name VALUE" or "--name=VALUE": the value, advancing i; nullopt when argv[i] is not --name.
+  auto value_of = [&](const std::string &a, const char *name) -> std::optional<std::string> {
+    const std::string n = name;
+    if (a == n) {
+      if (i + 1 >= argc) usage_error(n + " needs a value");
+      return std::string(argv[++i]);
+    }
+    if (a.rfind(n + "=", 0) == 0) return a.substr(n.size() + 1);
+    return std::nullopt;
+  };
+  try {
+    for (; i < argc; ++i) {
+      std::string a = argv[i];
+      if (a == "--") {
+        ++i;
+        break;
+      }
+      if (a == "-h" || a == "--help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+      }
+      if (a == "--dry-run") {
+        dry_run = true;
+        continue;
+      }
+      if (a == "--no-shrink") {
+        shrink = false;
+        continue;
+      }
+      if (auto v = value_of(a, "--timeout")) {
+        timeout = parse_double("--timeout", *v, 1, 1e7);
+        continue;
+      }
+      if (auto v = value_of(a, "--step-timeout")) {
+        step_timeout = parse_double("--step-timeout", *v, 1, 1e7);
+        continue;
+      }
+      if (auto v = value_of(a, "--probe-batches")) {
+        probe = static_cast<int>(parse_int("--probe-batches", *v, 1, 1000000));
+        continue;
+      }
+      if (auto v = value_of(a, "--mode")) {
+        if (*v != "jobs" && *v != "steps") usage_error("--mode: '" + *v + "' is not one of: jobs, steps");
+        mode = *v;
+        continue;
+      }
+      if (auto v = value_of(a, "--try")) {
+        Configuration::parse(*v, "--try");  // validated again against the class once it is known
+        tries.push_back(*v);
+        continue;
+      }
+      if (a.size() > 1 && a[0] == '-') usage_error("unknown option '" + a + "'");
       break;
     }
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (a == "--dry-run") {
-      dry_run = true;
-      continue;
-    }
-    if (a == "--timeout" || a.rfind("--timeout=", 0) == 0) {
-      std::string v;
-      if (a == "--timeout") {
-        if (i + 1 >= argc) usage_error("--timeout needs a value");
-        v = argv[++i];
-      } else {
-        v = a.substr(10);
-      }
-      try {
-        timeout = parse_double("--timeout", v, 1, 1e7);
-      } catch (const Error &e) {
-        usage_error(e.what());
-      }
-      continue;
-    }
-    if (a.size() > 1 && a[0] == '-') usage_error("unknown option '" + a + "'");
-    break;
+  } catch (const Error &e) {
+    usage_error(e.what());
   }
   if (i >= argc) usage_error("missing APP");
   std::vector<std::string> app(argv + i, argv + argc);
@@ -130,6 +184,51 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  if (!mode) {
+    if (const char *m = env("AUTOTUNE_MODE")) {
+      if (std::string(m) != "jobs" && std::string(m) != "steps") {
+        std::fprintf(stderr, "autotune-run: AUTOTUNE_MODE: '%s' is not one of: jobs, steps\n", m);
+        return 2;
+      }
+      mode = m;
+    }
+  }
+  if (!probe) {
+    if (const char *k = env("AUTOTUNE_PROBE_BATCHES")) {
+      try {
+        probe = static_cast<int>(parse_int("AUTOTUNE_PROBE_BATCHES", k, 1, 1000000));
+      } catch (const Error &e) {
+        std::fprintf(stderr, "autotune-run: %s\n", e.what());
+        return 2;
+      }
+    }
+  }
+  // Steps mode, unless job_submit already gave the job its configuration (a converged class).
+  if (mode.value_or("jobs") == "steps" && !cfg) {
+    if (!cls) {
+      std::fprintf(stderr, "autotune-run: --mode steps needs AUTOTUNE_CLASS: submit with --autotune=CLASS --autotune-mode=steps\n");
+      return 2;
+    }
+    StepsOptions so;
+    so.app = app;
+    so.cls = cls;
+    so.job = job;
+    so.probe_batches = probe.value_or(20);
+    so.step_timeout_s = step_timeout;
+    so.timeout_s = timeout;
+    so.try_configs = tries;
+    so.shrink = shrink;
+    so.dry_run = dry_run;
+    try {
+      return run_steps(so);
+    } catch (const Error &e) {
+      std::fprintf(stderr, "autotune-run: %s\n", e.what());
+      return e.code() == Errc::invalid_argument ? 2 : 1;
+    }
+  }
+  if (!tries.empty() || step_timeout || !shrink)
+    std::fprintf(stderr, "autotune-run: --try, --step-timeout and --no-shrink apply to steps mode only; ignored\n");
+
   StepRequest req;
   req.app = app;
   req.config = cfg;
@@ -144,8 +243,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "autotune-run: no AUTOTUNE_CONFIG (job without --autotune, or the store was unavailable at "
                          "submission): running on the allocation as it is, nothing will be recorded\n");
   } else {
-    std::fprintf(stderr, "autotune-run: class %s trial %s: %s\n", cls ? cls : "?", env("AUTOTUNE_TRIAL") ? env("AUTOTUNE_TRIAL") : "?",
-                 cfg->format().c_str());
+    if (const char *t = env("AUTOTUNE_TRIAL"))
+      std::fprintf(stderr, "autotune-run: class %s trial %s: %s\n", cls ? cls : "?", t, cfg->format().c_str());
+    else
+      std::fprintf(stderr, "autotune-run: class %s: its best configuration: %s\n", cls ? cls : "?", cfg->format().c_str());
   }
   StepOutcome out = run_step(req);
   std::fprintf(stderr, "autotune-run: %s\n", out.summary().c_str());

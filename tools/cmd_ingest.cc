@@ -19,6 +19,7 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <slurm/slurm.h>
@@ -134,7 +135,15 @@ std::vector<std::string> result_files(const std::string &dir, std::uint32_t job)
     if (n == a || (n.rfind(b, 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json")) out.push_back(dir + "/" + n);
   }
   closedir(d);
-  std::sort(out.begin(), out.end());
+  // <job>.json first, then the steps in their order (numerically: 2 before 10), then the rest.
+  auto key = [&](const std::string &path) {
+    const std::string n = path.substr(dir.size() + 1 + b.size());
+    const std::string mid = n.size() > 5 ? n.substr(0, n.size() - 5) : "";
+    const bool digits = !mid.empty() && mid.size() < 10 && mid.find_first_not_of("0123456789") == std::string::npos;
+    return std::make_tuple(path.size() == dir.size() + 1 + a.size() ? 0 : digits ? 1 : 2,
+                           digits ? std::stoll(mid) : 0LL, n);
+  };
+  std::sort(out.begin(), out.end(), [&](const std::string &x, const std::string &y) { return key(x) < key(y); });
   return out;
 }
 
@@ -222,9 +231,21 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
   const ClassProblem problem = load_problem(*c);
   bool changed = false;
 
+  std::optional<SearchSummary> search;
   if (rec->steps) {
-    // In-allocation tuning: one result per job step, each its own trial (see autotune-run).
+    // In-allocation tuning: one result per job step, each its own trial (see autotune-run), and
+    // the end of the job's search.
+    const std::string search_file = incoming + "/" + std::to_string(job_id) + ".search.json";
     for (const std::string &path : files) {
+      if (path == search_file) {
+        try {
+          search = read_search_file(path, f.uid);
+        } catch (const Error &e) {
+          log_line(who + ": rejected " + path + ": " + e.what());
+        }
+        ::unlink(path.c_str());
+        continue;
+      }
       try {
         const RunResult r = read_result_file(path, f.uid);
         if (!r.step) throw_invalid("result of a steps-mode job without its step number");
@@ -233,9 +254,14 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
         if (store.trial_by_job(job_id, *r.step)) {
           log_line(who + ": step " + std::to_string(*r.step) + " already recorded");
         } else {
-          TrialRecord t = store.add_trial(c->id, cfg.format(), r.adjust_reason.empty() ? TrialOrigin::model : TrialOrigin::adjust,
-                                          r.adjust_reason.empty() ? "profiled in the allocation" : r.adjust_reason,
-                                          TrialStatus::running, job_id, *r.step);
+          const TrialOrigin origin = !r.adjust_reason.empty() ? TrialOrigin::adjust
+                                     : r.origin == "initial"       ? TrialOrigin::initial
+                                     : r.origin == "manual"        ? TrialOrigin::manual
+                                                                   : TrialOrigin::model;
+          const std::string why = !r.adjust_reason.empty() ? r.adjust_reason
+                                  : r.origin == "manual"    ? "given to autotune-run (--try), profiled in the allocation"
+                                                            : "profiled in the allocation";
+          TrialRecord t = store.add_trial(c->id, cfg.format(), origin, why, TrialStatus::running, job_id, *r.step);
           const TrialStatus status = r.status == "ok" && r.app && r.app->samples_per_s > 0 ? TrialStatus::done
                                      : r.status == "timeout"                               ? TrialStatus::timeout
                                                                                            : TrialStatus::failed;
@@ -312,7 +338,18 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
     for (const auto &p : files) ::unlink(p.c_str());
   }
   if (changed) {
-    const Decision d = refit(store, c->id, conf);
+    Decision d = refit(store, c->id, conf);
+    if (search && !search->winner.empty() && d.state == ClassState::tuning) {
+      // The job's search stopped inside its allocation: the class converges on its winner.
+      try {
+        const std::string winner = Configuration::parse(search->winner, "search winner").format();
+        const std::string reason = "stopped by " + search->stop_rule + " in the allocation of job " +
+                                   std::to_string(job_id) + (search->reason.empty() ? "" : ": " + search->reason);
+        d = converge(store, c->id, conf, winner, job_id, search->stop_rule, reason);
+      } catch (const Error &e) {
+        log_line(who + ": the search's winner is not taken: " + e.what());
+      }
+    }
     std::string next;
     for (const auto &r : d.queue) next += (next.empty() ? "" : "; ") + r.config;
     log_line(who + ": class " + to_string(d.state) + (d.state_reason.empty() ? "" : " (" + d.state_reason + ")") +

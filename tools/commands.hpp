@@ -20,5 +20,6 @@ int cmd_forget(const Caller &, int, char **);
 int cmd_admin(const Caller &, int, char **);
 int cmd_replay(const Caller &, int, char **);
 int cmd_ingest(const Caller &, int, char **);
+int cmd_annotate(const Caller &, int, char **);
 
 }  // namespace autotune::cli

@@ -30,7 +30,7 @@ install-exec-hook:
 bin_PROGRAMS += tools/autotune-run
 tools_autotune_run_SOURCES = tools/autotune_run.cc tools/run_step.cc tools/run_step.hpp
 tools_autotune_run_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
-tools_autotune_run_LDADD = libcore/libautotune.la
+tools_autotune_run_LDADD = libcore/libautotune.la $(SLURM_LIBS)
 
 # The PrologSlurmctld / EpilogSlurmctld hook that runs `autotune ingest'.
 pkglibexec_SCRIPTS = tools/ingest-hook
@@ -42,3 +42,4 @@ tools/ingest-hook: $(srcdir)/tools/ingest-hook.in Makefile
 dist_man_MANS += man/autotune.1
 
 include tools/bb.mk
+include tools/steps.mk

@@ -84,6 +84,7 @@ std::vector<std::string> srun_command(const StepRequest &req) {
     cmd.push_back("--distribution=block");
     if (r.gpus_per_task > 0) cmd.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_task));
   }
+  if (!req.name.empty()) cmd.push_back("--job-name=" + req.name);
   cmd.insert(cmd.end(), req.app.begin(), req.app.end());
   return cmd;
 }
@@ -121,6 +122,7 @@ StepOutcome run_step(const StepRequest &req) {
       setenv("AUTOTUNE_WORKERS", std::to_string(req.config->counts.workers).c_str(), 1);
       setenv("AUTOTUNE_CONFIG", req.config->format().c_str(), 1);
     }
+    for (const auto &k : req.unset) unsetenv(k.c_str());
     for (const auto &[k, v] : req.env) setenv(k.c_str(), v.c_str(), 1);
     std::vector<char *> argv;
     for (auto &w : cmd) argv.push_back(const_cast<char *>(w.c_str()));
@@ -142,7 +144,7 @@ StepOutcome run_step(const StepRequest &req) {
     const double t = now_s() - start;
     if (req.timeout_s && !timed_out && t > *req.timeout_s) {
       timed_out = true;
-      std::fprintf(stderr, "autotune-run: step exceeded --timeout %.0f s: stopping it\n", *req.timeout_s);
+      std::fprintf(stderr, "autotune-run: step exceeded %s %.0f s: stopping it\n", req.timeout_name.c_str(), *req.timeout_s);
       kill(-pid, SIGTERM);
       kill_at = t + 10;
     }
@@ -153,6 +155,8 @@ StepOutcome run_step(const StepRequest &req) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   g_child_pgid = 0;
+  out.cancelled = g_forwarded != 0;
+  g_forwarded = 0;
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   out.wall_s = now_s() - start;
@@ -174,7 +178,8 @@ StepOutcome run_step(const StepRequest &req) {
   if (timed_out) {
     out.status = StepStatus::timeout;
     out.exit_code = 124;
-    out.reason = "exceeded the timeout of " + std::to_string(static_cast<long long>(*req.timeout_s)) + " s";
+    out.reason = "exceeded the timeout of " + std::to_string(static_cast<long long>(*req.timeout_s)) + " s (" +
+                 req.timeout_name + ")";
   } else if (WIFSIGNALED(status)) {
     out.signal = WTERMSIG(status);
     out.exit_code = 128 + out.signal;
@@ -186,9 +191,9 @@ StepOutcome run_step(const StepRequest &req) {
     else if (out.exit_code > 128 && out.exit_code < 160)
       out.reason = std::string("a task was killed by signal ") + strsignal(out.exit_code - 128);
     else out.reason = "the app exited with status " + std::to_string(out.exit_code);
-  } else if (g_forwarded) {
-    out.exit_code = 128 + g_forwarded;
-    out.reason = std::string("cancelled (") + strsignal(g_forwarded) + ")";
+  } else if (out.cancelled) {
+    out.exit_code = 128 + SIGTERM;
+    out.reason = "cancelled";
   } else {
     out.exit_code = 0;
     out.status = StepStatus::ok;

@@ -17,7 +17,10 @@ struct StepRequest {
   std::vector<std::string> app;              // program and arguments
   std::optional<Configuration> config;       // none: the allocation as it is
   std::optional<double> timeout_s;           // kill the step after this long
+  std::string timeout_name = "--timeout";    // the option that set timeout_s, for messages
   std::vector<std::pair<std::string, std::string>> env;  // extra environment for the app
+  std::vector<std::string> unset;            // environment variables removed for the step
+  std::string name;                          // the step's name (srun --job-name), if any
   std::string label;                         // names the step's files (e.g. "1234" or "1234.3")
 };
 
@@ -28,6 +31,7 @@ struct StepOutcome {
   int exit_code = 1;      // what autotune-run itself returns
   int signal = 0;         // the signal that ended srun, if any
   std::string reason;     // why it failed, for the user and the store
+  bool cancelled = false;  // autotune-run itself got SIGINT/SIGTERM (the job is being cancelled)
   double wall_s = 0;
   std::optional<nlohmann::json> app_result;  // libssp's AUTOTUNE_RESULT document
   std::string summary() const;

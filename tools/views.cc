@@ -52,6 +52,7 @@ std::vector<std::string> status_row(const ClassView &v) {
 
 nlohmann::json trial_json(const TrialRecord &t) {
   nlohmann::json j = {{"trial", t.seq},
+                      {"id", t.id},
                       {"config", t.config},
                       {"status", to_string(t.status)},
                       {"origin", to_string(t.origin)},
@@ -95,6 +96,14 @@ nlohmann::json view_json(const ClassView &v, bool full) {
   if (c.shared) j["allow_users"] = c.allow_users;
   j["best"] = v.best ? trial_json(*v.best) : nlohmann::json();
   if (full) {
+    // What the class is searched with (space, node types, billing weights, engine options):
+    // autotune-run rebuilds the class's problem from it (tuner.hpp load_problem).
+    try {
+      j["settings"]["extra"] = nlohmann::json::parse(c.settings.extra);
+    } catch (const std::exception &) {
+      j["settings"]["extra"] = nullptr;
+    }
+    j["best_trial_id"] = c.best_trial ? nlohmann::json(*c.best_trial) : nlohmann::json();
     j["trials"] = nlohmann::json::array();
     for (const auto &t : v.trials) j["trials"].push_back(trial_json(t));
     j["queue"] = nlohmann::json::array();

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "autotune/adjust.hpp"
 #include "autotune/engine_conf.hpp"
 #include "autotune/tuner_conf.hpp"
 #include "autotune/tier_conf.hpp"
@@ -72,6 +73,7 @@ struct Conf {
   EngineConf engine;
   TunerConf tuner;
   TierConf tier;  // storage tiers (autotune/tier_conf.hpp)
+  AdjustConf adjust;  // per-role adjustment from measured use (autotune/adjust.hpp)
 
   // Read and validate `path`.  Throws Error(not_found|io|invalid_argument).
   static Conf load(const std::string &path);

@@ -7,6 +7,7 @@
 //    "signal": 0, "reason": "", "wall_s": 12.5, "config": "nodes=2,workers=3,...",
 //    "step": 3,                                    (steps mode: the trial's job step)
 //    "adjust_reason": "...",                       (steps mode: why per-role resources changed)
+//    "origin": "initial"|"model"|"manual",         (steps mode: why it was tried)
 //    "app": {"format": "autotune-result/1", "samples_per_s": 5120.0, "time_per_clock_s": 0.2,
 //            "clocks": 20, "samples": 102400, "wall_s": 20.0, "workers": 3, "servers": 1,
 //            "roles": {"worker": {"ranks": 3, "cpu_util_mean": 0.95, "cpu_util_max": 0.99,
@@ -15,6 +16,11 @@
 //                      "server": {...}},
 //            "per_rank": [{"rank": 0, "role": "worker", "node": "n1", "samples_per_s": 1700.0,
 //                          "cpu_util": 0.97, "peak_rss_mb": 170.0}, ...]}}
+//
+// Steps mode also leaves the end of its search as <jobid>.search.json:
+//
+//   {"format": "autotune-search/1", "stop_rule": "budget"|"exhausted"|"improvement"|"ei"|"none",
+//    "reason": "...", "winner": "nodes=2,workers=3,...", "trials": 6}
 //
 // The document comes from a user's job: it is read with a size limit, every field is checked
 // (type, finite, range, length), and nothing in it decides whose class or which trial it is --
@@ -62,7 +68,15 @@ struct RunResult {
   std::string config;  // as the job claims; ingest uses the store's record instead when it has one
   std::optional<long long> step;
   std::string adjust_reason;
+  std::string origin;  // steps mode: initial | model | manual ("" when not given)
   std::optional<AppResult> app;
+};
+
+struct SearchSummary {
+  std::string stop_rule;  // budget | exhausted | improvement | ei | none
+  std::string reason;
+  std::string winner;  // a configuration (config.hpp text form), "" when nothing succeeded
+  int trials = 0;      // trials the job ran
 };
 
 // Parses and validates; throws Error(invalid_argument) naming the field ("result: app.samples_per_s:
@@ -73,5 +87,9 @@ RunResult parse_result(std::string_view text);
 // `owner` is given the file must belong to that uid.  Throws Error(not_found|io|permission|
 // invalid_argument|corrupt).
 RunResult read_result_file(const std::string &path, std::optional<unsigned> owner);
+
+// The same for a search summary ("search: stop_rule: 'x' is not one of ...").
+SearchSummary parse_search_summary(std::string_view text);
+SearchSummary read_search_file(const std::string &path, std::optional<unsigned> owner);
 
 }  // namespace autotune

@@ -87,6 +87,20 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
 // Returns the decision applied.  Throws Error(busy) when every attempt lost the race.
 Decision refit(Store &store, std::int64_t class_id, const Conf &conf, int attempts = 20);
 
+// The end of an in-allocation search (steps.hpp): a job that tuned inside its allocation stopped
+// by `rule` on the configuration `winner`, which the class now converges on (the tuner's own
+// stopping rules see only the class's whole space; the job searched what fits its allocation).
+// The best trial is the one of `winner` with the lowest score, preferring trials of `job`.
+// Scores and references are decide()'s.  Throws Error(not_found) when the class has no measured
+// trial of `winner`.  A class that is not tuning is left as it is (returns its decide()).
+Decision converge_on(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
+                     const std::string &winner, std::optional<std::int64_t> job, const std::string &rule,
+                     const std::string &reason);
+// converge_on() applied to the store, retrying like refit().
+Decision converge(Store &store, std::int64_t class_id, const Conf &conf, const std::string &winner,
+                  std::optional<std::int64_t> job, const std::string &rule, const std::string &reason,
+                  int attempts = 20);
+
 // Predictions of the class's model for `configs` (mean, stddev in score units); empty when the
 // class has fewer than two successful trials.
 struct ModelView {
