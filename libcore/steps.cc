@@ -189,7 +189,7 @@ std::optional<double> AllocationSearch::record(const Configuration &c,
   return std::nullopt;
 }
 
-std::optional<AllocationSearch::Best> AllocationSearch::best() const {
+std::vector<AllocationSearch::Best> AllocationSearch::ranked() const {
   std::map<std::int64_t, double> score_of(last_.scores.begin(), last_.scores.end());
   const std::int64_t first_here = next_id_ - static_cast<std::int64_t>(recorded_);
   struct Acc {
@@ -209,13 +209,17 @@ std::optional<AllocationSearch::Best> AllocationSearch::best() const {
     if (t.measurement) a.sps = std::max(a.sps, t.measurement->samples_per_s);
     a.here = a.here || t.id >= first_here;
   }
-  std::optional<Best> b;
-  for (const auto &[cfg, a] : acc) {
-    const double mean = a.sum / a.n;
-    if (!b || mean < b->score)
-      b = Best{Configuration::parse(cfg, "trial config"), a.sps, mean, a.here};
-  }
-  return b;
+  std::vector<Best> out;
+  for (const auto &[cfg, a] : acc)
+    out.push_back(Best{Configuration::parse(cfg, "trial config"), a.sps, a.sum / a.n, a.here, a.n});
+  std::stable_sort(out.begin(), out.end(), [](const Best &x, const Best &y) { return x.score < y.score; });
+  return out;
+}
+
+std::optional<AllocationSearch::Best> AllocationSearch::best() const {
+  std::vector<Best> r = ranked();
+  if (r.empty()) return std::nullopt;
+  return r.front();
 }
 
 }  // namespace autotune

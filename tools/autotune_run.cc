@@ -75,6 +75,9 @@ const char kUsage[] =
     "                        succeeds, then 5x the slowest successful trial (at least 30 s)\n"
     "  --try CONFIG          steps mode: profile this configuration first (repeatable; it must\n"
     "                        be in the class's space and fit the allocation)\n"
+    "  --confirm N           steps mode: when the search stops, profile its N best configurations\n"
+    "                        once more and choose by the mean of their profiles (one short\n"
+    "                        profile is noisy on shared nodes; default 2, 0 = choose at once)\n"
     "  --no-shrink           steps mode: keep every node of the allocation\n"
     "  --dry-run             print the (first) srun command instead of running it\n"
     "  -h, --help            this text\n\n"
@@ -104,7 +107,7 @@ const char *env(const char *k) {
 int main(int argc, char **argv) {
   std::optional<double> timeout, step_timeout;
   std::optional<std::string> mode;
-  std::optional<int> probe;
+  std::optional<int> probe, confirm;
   std::vector<std::string> tries;
   bool dry_run = false, shrink = true;
   int i = 1;
@@ -143,6 +146,10 @@ int main(int argc, char **argv) {
       }
       if (auto v = value_of(a, "--step-timeout")) {
         step_timeout = parse_double("--step-timeout", *v, 1, 1e7);
+        continue;
+      }
+      if (auto v = value_of(a, "--confirm")) {
+        confirm = static_cast<int>(parse_int("--confirm", *v, 0, 100));
         continue;
       }
       if (auto v = value_of(a, "--probe-batches")) {
@@ -217,6 +224,7 @@ int main(int argc, char **argv) {
     so.step_timeout_s = step_timeout;
     so.timeout_s = timeout;
     so.try_configs = tries;
+    if (confirm) so.confirm = *confirm;
     so.shrink = shrink;
     so.dry_run = dry_run;
     try {
@@ -226,8 +234,9 @@ int main(int argc, char **argv) {
       return e.code() == Errc::invalid_argument ? 2 : 1;
     }
   }
-  if (!tries.empty() || step_timeout || !shrink)
-    std::fprintf(stderr, "autotune-run: --try, --step-timeout and --no-shrink apply to steps mode only; ignored\n");
+  if (!tries.empty() || step_timeout || !shrink || confirm)
+    std::fprintf(stderr,
+                 "autotune-run: --try, --step-timeout, --confirm and --no-shrink apply to steps mode only; ignored\n");
 
   StepRequest req;
   req.app = app;

@@ -386,20 +386,16 @@ int run_steps(const StepsOptions &o) {
     return 0;
   }
 
-  while (!winner) {
-    AllocationSearch::Next n = search.next();
-    if (!n.config) {
-      stop_rule = n.stop_rule;
-      stop_reason = n.reason;
-      break;
-    }
-    Planned plan = queue.empty() ? Planned{*n.config, n.origin, n.reason, ""} : queue.front();
-    if (!queue.empty()) queue.erase(queue.begin());
-    const int k = ++trials;
-    const std::size_t left = search.budget() - std::min(search.budget(), search.used_before());
-    say("trial " + std::to_string(k) + "/" + std::to_string(left) + " [" + plan.origin + ": " + plan.reason +
-        "]: " + plan.config.format());
-
+  // One profiling step: run it, leave it for ingest, record it in the search, print it.
+  struct Ran {
+    bool cancelled = false;
+    int exit_code = 0;
+    bool ok = false;
+    std::optional<RunResult> parsed;
+  };
+  auto profile = [&](const Planned &plan, int k, const std::string &of) -> Ran {
+    Ran ran;
+    say("trial " + std::to_string(k) + of + " [" + plan.origin + ": " + plan.reason + "]: " + plan.config.format());
     StepRequest req;
     req.app = o.app;
     req.config = plan.config;
@@ -415,28 +411,30 @@ int run_steps(const StepsOptions &o) {
     profiling_s += out.wall_s;
     if (out.cancelled) {
       say("cancelled during trial " + std::to_string(k) + ": stopping");
-      return out.exit_code;
+      ran.cancelled = true;
+      ran.exit_code = out.exit_code;
+      return ran;
     }
 
     json doc = outcome_json(out, req);
     doc["job_id"] = std::atoll(o.job.c_str());
     doc["class"] = o.cls;
     doc["step"] = k;
-    doc["origin"] = plan.origin == "adjust" ? "model" : plan.origin;
+    doc["origin"] = plan.origin == "adjust" || plan.origin == "confirm" ? "model" : plan.origin;
     if (!plan.adjust_reason.empty()) doc["adjust_reason"] = plan.adjust_reason;
-    std::optional<RunResult> parsed;
     try {
-      parsed = parse_result(doc.dump());
+      ran.parsed = parse_result(doc.dump());
     } catch (const Error &e) {
       say("trial " + std::to_string(k) + ": the app's measurements are unusable: " + e.what());
       doc["status"] = "failed";
       doc["reason"] = std::string("unusable measurements: ") + e.what();
       doc["app"] = nullptr;
     }
-    const bool ok = parsed && parsed->status == "ok" && parsed->app && parsed->app->samples_per_s > 0;
-    if (ok) slowest_ok = std::max(slowest_ok, out.wall_s);
+    const std::optional<RunResult> &parsed = ran.parsed;
+    ran.ok = parsed && parsed->status == "ok" && parsed->app && parsed->app->samples_per_s > 0;
+    if (ran.ok) slowest_ok = std::max(slowest_ok, out.wall_s);
     const std::optional<double> score =
-        search.record(plan.config, ok ? std::optional<double>(parsed->app->samples_per_s) : std::nullopt,
+        search.record(plan.config, ran.ok ? std::optional<double>(parsed->app->samples_per_s) : std::nullopt,
                       out.status == StepStatus::timeout);
     try {
       leave_result(doc, o.job + "." + std::to_string(k));
@@ -445,8 +443,8 @@ int run_steps(const StepsOptions &o) {
     }
 
     const auto best = search.best();
-    std::string line = "trial " + std::to_string(k) + "/" + std::to_string(left) + ": ";
-    if (ok)
+    std::string line = "trial " + std::to_string(k) + of + ": ";
+    if (ran.ok)
       line += rate(parsed->app->samples_per_s) + (score ? ", score " + format_double(std::round(*score * 1000) / 1000) : "") +
               " (step " + fixed(out.wall_s) + " s)";
     else
@@ -456,6 +454,25 @@ int run_steps(const StepsOptions &o) {
                        ", score " + format_double(std::round(best->score * 1000) / 1000)
                  : "; no configuration has succeeded yet";
     say(line);
+    return ran;
+  };
+
+  while (!winner) {
+    AllocationSearch::Next n = search.next();
+    if (!n.config) {
+      stop_rule = n.stop_rule;
+      stop_reason = n.reason;
+      break;
+    }
+    Planned plan = queue.empty() ? Planned{*n.config, n.origin, n.reason, ""} : queue.front();
+    if (!queue.empty()) queue.erase(queue.begin());
+    const int k = ++trials;
+    const std::size_t left = search.budget() - std::min(search.budget(), search.used_before());
+    const Ran ran = profile(plan, k, "/" + std::to_string(left));
+    if (ran.cancelled) return ran.exit_code;
+    const bool ok = ran.ok;
+    const std::optional<RunResult> &parsed = ran.parsed;
+    const auto best = search.best();
 
     // A new best: are its per-role resources what its roles needed?
     if (ok && best && best->config == plan.config && adjusted < conf.adjust.trials && plan.origin != "adjust") {
@@ -470,6 +487,27 @@ int run_steps(const StepsOptions &o) {
           say("per-role adjustment: " + why);
           queue.insert(queue.begin(), Planned{adj->config, "adjust", "from measured use", why});
         }
+      }
+    }
+  }
+
+  // ---- the finalists, profiled once more (a lucky profile must not decide alone)
+  if (!winner && o.confirm > 0) {
+    std::vector<AllocationSearch::Best> finalists;
+    for (const auto &b : search.ranked())
+      if (b.here && static_cast<int>(finalists.size()) < o.confirm) finalists.push_back(b);
+    if (finalists.size() >= 2) {
+      std::string names;
+      for (const auto &f : finalists) names += (names.empty() ? "" : "; ") + f.config.format();
+      say("profiling the " + std::to_string(finalists.size()) + " best configurations once more (--confirm " +
+          std::to_string(o.confirm) + "): " + names);
+      for (std::size_t i = 0; i < finalists.size(); ++i) {
+        const Planned plan{finalists[i].config, "confirm",
+                           "finalist " + std::to_string(i + 1) + " of " + std::to_string(finalists.size()) +
+                               ", profiled once more",
+                           ""};
+        const Ran ran = profile(plan, ++trials, "");
+        if (ran.cancelled) return ran.exit_code;
       }
     }
   }

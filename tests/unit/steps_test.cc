@@ -136,6 +136,30 @@ TEST(AllocationSearch, CandidatesFitTheAllocationAndTheSearchStopsByTheBudget) {
     EXPECT_LE(throughput(Configuration::parse(cfg)), best->samples_per_s + 1e-9) << cfg;
 }
 
+TEST(AllocationSearch, RankedByMeanScoreSoASecondProfileCanChangeTheWinner) {
+  const ClassRecord c = make_class(kSpace, 3);
+  AllocationSearch s(c, {}, alloc(2));
+  std::vector<Configuration> tried;
+  for (auto n = s.next(); n.config; n = s.next()) {
+    tried.push_back(*n.config);
+    s.record(*n.config, 1000.0 * static_cast<double>(tried.size()), false);  // the last is fastest
+  }
+  ASSERT_EQ(tried.size(), 3u);
+  auto r = s.ranked();
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].config, tried[2]);
+  EXPECT_EQ(r[1].config, tried[1]);
+  EXPECT_EQ(r[0].measured, 1);
+  EXPECT_LT(r[0].score, r[1].score);
+  // The lucky profile of the leader is followed by a slow one: the runner-up wins on the mean.
+  s.record(tried[2], 1000.0, false);
+  s.record(tried[1], 2000.0, false);
+  r = s.ranked();
+  EXPECT_EQ(r[0].config, tried[1]);
+  EXPECT_EQ(r[0].measured, 2);
+  EXPECT_EQ(s.best()->config, tried[1]);
+}
+
 TEST(AllocationSearch, WarmStartFromTheClassHistory) {
   const ClassRecord c = make_class(kSpace, 6);
   const std::string a =

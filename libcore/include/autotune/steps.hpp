@@ -97,7 +97,10 @@ class AllocationSearch {
     double samples_per_s = 0;  // of its best trial
     double score = 0;          // mean over its trials
     bool here = false;         // measured by this search (else only in the history)
+    int measured = 0;          // successful trials of it
   };
+  // Every measured candidate, the lowest mean score first (ties: the configuration's text).
+  std::vector<Best> ranked() const;
   std::optional<Best> best() const;
 
  private:
