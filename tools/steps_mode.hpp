@@ -14,9 +14,9 @@
 //    measures K batches after its warm-up, writes its result and exits.  A step that fails or
 //    runs past the step timeout is a failed trial.  Each trial is left for ingest as
 //    StateDir/incoming/<jobid>.<n>.json ("step": n), progress goes to stderr.
-// 4. When the engine stops, its `confirm` best configurations are profiled once more and the
-//    winner is the one with the lowest mean score (a single short profile on shared nodes is
-//    noisy, and the best of several noisy profiles is biased towards a lucky one).
+// 4. When the engine stops, with --confirm N its N best configurations are profiled once more
+//    and the winner is the one with the lowest mean score (the best of several noisy profiles is
+//    biased towards a lucky one; bench/README.md has what it did on the local cluster).
 // 5. Then (the class's budget, every fitting configuration tried, or its
 //    improvement / expected-improvement rules), the end of the search is left as
 //    <jobid>.search.json (ingest converges the class on the winner), the job shrinks to the
@@ -41,7 +41,7 @@ struct StepsOptions {
   std::optional<double> step_timeout_s;    // per profiling step; default from K (see --help)
   std::optional<double> timeout_s;         // the full run
   std::vector<std::string> try_configs;    // --try, in order
-  int confirm = 2;                         // --confirm: finalists profiled once more
+  int confirm = 0;                         // --confirm: finalists profiled once more
   bool shrink = true;
   bool dry_run = false;
 };
