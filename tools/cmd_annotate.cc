@@ -32,6 +32,7 @@
 #include "autotune/error.hpp"
 #include "autotune/units.hpp"
 #include "commands.hpp"
+#include "slurm_job.hpp"
 
 namespace autotune::cli {
 
@@ -46,13 +47,8 @@ struct Job {
 };
 
 Job load(std::uint32_t id) {
-  job_info_msg_t *msg = nullptr;
-  if (slurm_load_job(&msg, id, SHOW_DETAIL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
-    const int e = slurm_get_errno();
-    if (msg) slurm_free_job_info_msg(msg);
-    throw Error(Errc::not_found, "Slurm does not know job " + std::to_string(id) + " (" + slurm_strerror(e) + ")");
-  }
-  const slurm_job_info_t &j = msg->job_array[0];
+  const SlurmJob job(id);
+  const slurm_job_info_t &j = job.info();
   Job out;
   out.id = j.job_id;
   out.uid = j.user_id;
@@ -60,7 +56,6 @@ Job load(std::uint32_t id) {
   out.nodes = j.nodes ? j.nodes : "";
   out.num_nodes = j.num_nodes;
   out.running = (j.job_state & JOB_STATE_BASE) == JOB_RUNNING;
-  slurm_free_job_info_msg(msg);
   return out;
 }
 

@@ -31,6 +31,7 @@
 #include "autotune/tuner.hpp"
 #include "autotune/units.hpp"
 #include "commands.hpp"
+#include "slurm_job.hpp"
 
 namespace autotune::cli {
 
@@ -66,13 +67,8 @@ const char *state_name(std::uint32_t state) {
 }
 
 JobFacts load_job(std::uint32_t id) {
-  job_info_msg_t *msg = nullptr;
-  if (slurm_load_job(&msg, id, SHOW_DETAIL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
-    const int e = slurm_get_errno();
-    if (msg) slurm_free_job_info_msg(msg);
-    throw Error(Errc::not_found, "Slurm does not know job " + std::to_string(id) + " (" + slurm_strerror(e) + ")");
-  }
-  const slurm_job_info_t &j = msg->job_array[0];
+  const SlurmJob job(id);
+  const slurm_job_info_t &j = job.info();
   JobFacts f;
   f.job_id = j.job_id;
   f.uid = j.user_id;
@@ -82,7 +78,6 @@ JobFacts load_job(std::uint32_t id) {
   f.start = static_cast<double>(j.start_time);
   f.end = static_cast<double>(j.end_time);
   f.exit_code = j.exit_code;
-  slurm_free_job_info_msg(msg);
   return f;
 }
 

@@ -11,6 +11,7 @@ tools_autotune_SOURCES = \
 	tools/cmd_status.cc \
 	tools/commands.hpp \
 	tools/explain.cc tools/explain.hpp \
+	tools/slurm_job.cc tools/slurm_job.hpp \
 	tools/views.cc tools/views.hpp
 tools_autotune_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(SQLITE_CFLAGS) $(EIGEN_CFLAGS)
 tools_autotune_LDADD = libcore/libautotune.la $(SLURM_LIBS)
@@ -28,7 +29,8 @@ install-exec-hook:
 	fi
 
 bin_PROGRAMS += tools/autotune-run
-tools_autotune_run_SOURCES = tools/autotune_run.cc tools/run_step.cc tools/run_step.hpp
+tools_autotune_run_SOURCES = tools/autotune_run.cc tools/run_step.cc tools/run_step.hpp \
+	tools/slurm_job.cc tools/slurm_job.hpp
 tools_autotune_run_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 tools_autotune_run_LDADD = libcore/libautotune.la $(SLURM_LIBS)
 

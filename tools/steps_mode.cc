@@ -28,6 +28,7 @@
 #include "autotune/steps.hpp"
 #include "autotune/units.hpp"
 #include "run_step.hpp"
+#include "slurm_job.hpp"
 
 namespace autotune {
 
@@ -140,14 +141,8 @@ const char *getenv_nonempty(const char *k) {
 // The memory Slurm's record of the job says it holds, per node (tres_alloc_str "mem=16000M" over
 // its node count).
 std::uint64_t slurm_mem_per_node(std::uint32_t job, int nodes) {
-  job_info_msg_t *msg = nullptr;
-  if (slurm_load_job(&msg, job, SHOW_DETAIL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
-    const int e = slurm_get_errno();
-    if (msg) slurm_free_job_info_msg(msg);
-    throw Error(Errc::not_found, "cannot read job " + std::to_string(job) + " from Slurm: " + slurm_strerror(e));
-  }
-  const std::string tres = msg->job_array[0].tres_alloc_str ? msg->job_array[0].tres_alloc_str : "";
-  slurm_free_job_info_msg(msg);
+  const SlurmJob record(job);
+  const std::string tres = record.info().tres_alloc_str ? record.info().tres_alloc_str : "";
   const size_t at = tres.find("mem=");
   if (at == std::string::npos) throw Error(Errc::not_found, "Slurm's record of job " + std::to_string(job) + " has no memory (" + tres + ")");
   const std::string v = tres.substr(at + 4, tres.find(',', at) == std::string::npos ? std::string::npos : tres.find(',', at) - at - 4);
