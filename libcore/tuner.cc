@@ -307,31 +307,33 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
       // Drift: the last DriftConfirm re-measurements of the best, each against its score when
       // the class converged (one slow job on a busy node is noise, not a changed system).
       const double conv = score_of.count(incumbent->id) ? score_of[incumbent->id] : 0;
-      std::vector<const TrialRecord *> remeasured;
+      std::vector<const TrialRecord *> window;  // its last DriftConfirm re-measurements
       for (const TrialRecord *t : finished)
         if (t->config == incumbent->config && t->seq > incumbent->seq && t->status == TrialStatus::done &&
             score_of.count(t->id))
-          remeasured.push_back(t);
-      bool drift = c.state == ClassState::converged && conv > 0 &&
-                   remeasured.size() >= static_cast<std::size_t>(drift_confirm);
-      for (std::size_t i = remeasured.size() - std::min(remeasured.size(), static_cast<std::size_t>(drift_confirm));
-           drift && i < remeasured.size(); ++i)
-        drift = score_of[remeasured[i]->id] > conv * (1 + drift_threshold);
+          window.push_back(t);
+      if (window.size() > static_cast<std::size_t>(drift_confirm))
+        window.erase(window.begin(), window.end() - drift_confirm);
+      const bool drift = c.state == ClassState::converged && conv > 0 &&
+                         window.size() == static_cast<std::size_t>(drift_confirm) &&
+                         std::all_of(window.begin(), window.end(), [&](const TrialRecord *t) {
+                           return score_of[t->id] > conv * (1 + drift_threshold);
+                         });
       if (!drift) {
         best_queue(*incumbent, "the class converged on it");
         return d;
       }
-      const TrialRecord *latest = remeasured.back();
+      const TrialRecord *latest = window.back();
       const double now = score_of[latest->id];
       std::string seqs;
-      for (std::size_t i = remeasured.size() - static_cast<std::size_t>(drift_confirm); i < remeasured.size(); ++i)
-        seqs += (seqs.empty() ? "" : ", ") + std::to_string(remeasured[i]->seq);
+      for (const TrialRecord *t : window) seqs += (seqs.empty() ? "" : ", ") + std::to_string(t->seq);
       const std::string what = "the best configuration got " + format_double(std::round((now / conv - 1) * 1000) / 10) +
                                "% worse on re-measurement (score " + format_double(std::round(conv * 1000) / 1000) +
                                " -> " + format_double(std::round(now * 1000) / 1000) + "; " +
-                               (drift_confirm == 1 ? "trial " : "worse by more than " +
-                                                                    format_double(drift_threshold * 100) + "% in trials ") +
-                               (drift_confirm == 1 ? std::to_string(latest->seq) : seqs) + ")";
+                               (drift_confirm == 1 ? "trial " + seqs
+                                                   : "worse by more than " + format_double(drift_threshold * 100) +
+                                                         "% in trials " + seqs) +
+                               ")";
       if (retune_budget <= 0) {
         d.state = ClassState::stale;
         d.state_reason = what + "; no retune budget (RetuneBudget=0): jobs keep running it";

@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include "args.hpp"
+
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -159,6 +161,16 @@ ClassRecord find_class_for(Store &store, const Caller &caller, const std::string
   }
   throw Error(Errc::not_found, "no class '" + name + "'" + (owner ? " of user " + user_name(*owner) : "") +
                                    "; `autotune status` lists " + (owner ? "them" : "your classes"));
+}
+
+NamedClass open_named_class(const Caller &caller, const Args &args, bool for_writing) {
+  args.expect_positional(1, "CLASS");
+  std::optional<uid_t> owner;
+  if (auto u = args.value("user")) owner = resolve_user(*u);
+  Conf conf = load_conf(caller);
+  Store store = open_store(caller, conf, for_writing);
+  ClassRecord c = find_class_for(store, caller, args.positional()[0], owner, for_writing);
+  return NamedClass{std::move(conf), std::move(store), std::move(c)};
 }
 
 std::string format_table(const std::vector<std::vector<std::string>> &rows) {

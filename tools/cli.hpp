@@ -50,6 +50,16 @@ std::string user_name(uid_t uid);
 ClassRecord find_class_for(Store &store, const Caller &caller, const std::string &name,
                            std::optional<uid_t> owner, bool for_writing);
 
+// A command's CLASS argument (exactly one positional) and --user, resolved: the configuration,
+// the store (read-write when `for_writing`) and the class, by find_class_for's rules.
+struct NamedClass {
+  Conf conf;
+  Store store;
+  ClassRecord cls;
+};
+class Args;
+NamedClass open_named_class(const Caller &caller, const Args &args, bool for_writing);
+
 // Fixed-width text table: the first row is the header.
 std::string format_table(const std::vector<std::vector<std::string>> &rows);
 

@@ -49,12 +49,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
         "  --json       the class, its trials and the explanation as JSON\n");
     return 0;
   }
-  a.expect_positional(1, "CLASS");
-  std::optional<uid_t> owner;
-  if (auto u = a.value("user")) owner = resolve_user(*u);
-  const Conf conf = load_conf(caller);
-  Store store = open_store(caller, conf, false);
-  const ClassRecord c = find_class_for(store, caller, a.positional()[0], owner, false);
+  auto [conf, store, c] = open_named_class(caller, a, false);
   const ClassView v = make_view(store, c);
   const Explanation ex = explain(v, conf);
 
@@ -137,11 +132,7 @@ int cmd_report(const Caller &caller, int argc, char **argv) {
   else throw_invalid("--plot: '" + *file + "' must end in .svg or .png");
   for (char ch : *file)
     if (ch == '\'' || ch == '\n') throw_invalid("--plot: the file name may not contain quotes or newlines");
-  std::optional<uid_t> owner;
-  if (auto u = a.value("user")) owner = resolve_user(*u);
-  const Conf conf = load_conf(caller);
-  Store store = open_store(caller, conf, false);
-  const ClassRecord c = find_class_for(store, caller, a.positional()[0], owner, false);
+  auto [conf, store, c] = open_named_class(caller, a, false);
   const ClassView v = make_view(store, c);
 
   std::string data, best_line, winner;

@@ -80,12 +80,7 @@ int cmd_export(const Caller &caller, int argc, char **argv) {
         "  --user USER  another user's class (root and SlurmUser only)\n");
     return 0;
   }
-  a.expect_positional(1, "CLASS");
-  std::optional<uid_t> owner;
-  if (auto u = a.value("user")) owner = resolve_user(*u);
-  const Conf conf = load_conf(caller);
-  Store store = open_store(caller, conf, false);
-  ClassRecord c = find_class_for(store, caller, a.positional()[0], owner, false);
+  auto [conf, store, c] = open_named_class(caller, a, false);
   std::printf("%s\n", view_json(make_view(store, c), true).dump(2).c_str());
   return 0;
 }
@@ -100,12 +95,7 @@ int cmd_forget(const Caller &caller, int argc, char **argv) {
         "  --user USER  another user's class (root and SlurmUser only)\n");
     return 0;
   }
-  a.expect_positional(1, "CLASS");
-  std::optional<uid_t> owner;
-  if (auto u = a.value("user")) owner = resolve_user(*u);
-  const Conf conf = load_conf(caller);
-  Store store = open_store(caller, conf, true);
-  ClassRecord c = find_class_for(store, caller, a.positional()[0], owner, true);
+  auto [conf, store, c] = open_named_class(caller, a, true);
   if (c.shared) throw Error(Errc::permission, "class '" + c.name + "' is shared; use `autotune admin forget`");
   const size_t trials = store.trials(c.id).size();
   store.forget_class(c.owner, c.name);
