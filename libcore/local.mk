@@ -44,6 +44,8 @@ tests_unit_core_test_SOURCES = \
 	tests/unit/names_test.cc \
 	tests/unit/result_test.cc \
 	tests/unit/store_test.cc \
+	tests/unit/submit_fixture.hpp \
+	tests/unit/submit_test.cc \
 	tests/unit/tuner_test.cc \
 	tests/unit/units_test.cc
 tests_unit_core_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) \

@@ -10,7 +10,8 @@ check_PROGRAMS += tests/unit/steps_test
 tests_unit_steps_test_SOURCES = \
 	tests/unit/adjust_test.cc \
 	tests/unit/steps_test.cc \
-	tests/unit/billing_test.cc
+	tests/unit/billing_test.cc \
+	tests/unit/submit_fixture.hpp
 tests_unit_steps_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) $(GTEST_CFLAGS)
 tests_unit_steps_test_LDADD = libcore/libautotune.la $(GTEST_LIBS)
 TESTS += tests/unit/steps_test

@@ -301,6 +301,12 @@ int Store::schema_version() {
   return static_cast<int>(s.i64(0));
 }
 
+std::pair<std::int64_t, std::int64_t> Store::change_token() {
+  Stmt s(*db_, "PRAGMA data_version");
+  s.step();
+  return {s.i64(0), static_cast<std::int64_t>(sqlite3_total_changes64(db_->raw()))};
+}
+
 std::optional<ClassRecord> Store::find_class(std::uint32_t owner, std::string_view name) {
   Stmt s(*db_, std::string("SELECT ") + kClassCols + " FROM classes WHERE owner = ?1 AND name = ?2 AND shared = 0");
   s.bind(1, static_cast<std::int64_t>(owner)).bind(2, name);

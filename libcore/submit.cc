@@ -9,6 +9,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "autotune/autotune.h"
@@ -26,6 +28,15 @@
 namespace autotune {
 namespace {
 
+// The answer given for a converged (or stale) class, kept while the store does not change: a
+// converged class's jobs all get the same answer, so a repeat costs one PRAGMA data_version
+// instead of reading the class, its best trial and its trial count.
+struct CachedAnswer {
+  std::pair<std::int64_t, std::int64_t> token;  // Store::change_token() before it was computed
+  at_submit_decision decision;
+};
+constexpr std::size_t kMaxCachedAnswers = 4096;
+
 struct SubmitState {
   std::mutex mu;
   std::string conf_path;
@@ -34,10 +45,11 @@ struct SubmitState {
   std::string conf_error;
   std::unique_ptr<Store> store;
   std::optional<std::pair<SpaceSpec, std::string>> default_space;  // the site's space, restricted
+  std::unordered_map<std::string, CachedAnswer> answers;  // by owner and class name; for `store`
   std::chrono::steady_clock::time_point conf_checked{};
   std::vector<std::uint32_t> micros;      // the last calls' wall-clock durations
   std::vector<std::uint32_t> cpu_micros;  // ... and the CPU time the calling thread spent in them
-  std::size_t next = 0, calls = 0;
+  std::size_t next = 0, calls = 0, cached = 0;
 };
 
 SubmitState &state() {
@@ -46,6 +58,12 @@ SubmitState &state() {
 }
 
 constexpr std::size_t kTimingWindow = 100000;
+
+// Closes the store connection (reopened on the next call) and forgets the answers read from it.
+void drop_store(SubmitState &st) {
+  st.store.reset();
+  st.answers.clear();
+}
 
 // (Re)load autotune.conf when it changed (looked at no more than once a second).  Caller holds
 // the mutex.
@@ -58,14 +76,14 @@ const Conf &current_conf(SubmitState &st) {
     if (!st.conf || st.conf_mtime.tv_sec != 0) {
       st.conf = std::make_unique<Conf>(Conf::defaults());
       st.conf_mtime = {};
-      st.store.reset();
+      drop_store(st);
       st.default_space.reset();
     }
     return *st.conf;
   }
   if (!st.conf || sb.st_mtim.tv_sec != st.conf_mtime.tv_sec || sb.st_mtim.tv_nsec != st.conf_mtime.tv_nsec) {
     st.conf.reset();
-    st.store.reset();
+    drop_store(st);
     st.default_space.reset();
     st.conf_mtime = sb.st_mtim;
     st.conf = std::make_unique<Conf>(Conf::load(st.conf_path));  // throws: reported per job
@@ -206,6 +224,21 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   SpaceSpec space;
   const ClassSettings wanted = settings_from(req, conf, &space, st);  // validates every option
   Store &store = current_store(st, conf);
+  const auto token = store.change_token();
+  const std::string key = std::to_string(req->uid) + '/' + name;
+  if (auto hit = st.answers.find(key); hit != st.answers.end()) {
+    if (hit->second.token == token) {
+      *out = hit->second.decision;
+      ++st.cached;
+      return;
+    }
+    st.answers.erase(hit);
+  }
+  // Keeps *out as the answer for this class until the store changes (converged classes only).
+  auto remember = [&] {
+    if (st.answers.size() >= kMaxCachedAnswers) st.answers.clear();
+    st.answers[key] = CachedAnswer{token, *out};
+  };
 
   std::optional<ClassRecord> c = store.find_class(req->uid, name);
   bool writable = true;
@@ -236,16 +269,26 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   std::string comment = comment_prefix(*c);
 
   if (c->state == ClassState::converged || c->state == ClassState::stale) {
-    auto best = c->best_trial ? store.trial(*c->best_trial) : std::nullopt;
-    if (!best) throw Error(Errc::corrupt, "class " + name + " is converged without a best trial");
+    const int used = store.count_trials(c->id, {TrialStatus::done, TrialStatus::failed, TrialStatus::timeout});
+    if (!c->best_trial) {
+      // The search ended without a successful trial (every one failed): nothing to run on.
+      comment += ": no trial succeeded (" + std::to_string(used) + " ended";
+      if (!c->state_reason.empty()) comment += "; " + c->state_reason;
+      comment += "); job runs as submitted; 'autotune forget " + name + "' starts a new search";
+      copy(out->admin_comment, sizeof out->admin_comment, comment);
+      remember();
+      return;
+    }
+    auto best = store.trial(*c->best_trial);
+    if (!best) throw Error(Errc::corrupt, "class " + name + ": its best trial is missing");
     const Configuration cfg = Configuration::parse(best->config);
     apply_config(out, cfg);
-    const int used = store.count_trials(c->id, {TrialStatus::done, TrialStatus::failed, TrialStatus::timeout});
     // Read-only: the re-measurement of the best is recorded by ingest when the job has run, so a
     // converged class costs slurmctld no write at all.
     comment += " best config=" + best->config + " from " + std::to_string(used) + " trials";
     if (c->state == ClassState::stale) comment += " (stale: " + c->state_reason + ")";
     copy(out->admin_comment, sizeof out->admin_comment, comment);
+    remember();
     return;
   }
   if (c->settings.mode == "steps") {
@@ -282,7 +325,7 @@ extern "C" int at_submit_configure(const char *conf_path, char *err, size_t errl
     std::lock_guard<std::mutex> lock(st.mu);
     st.conf_path = conf_path ? conf_path : "";
     st.conf.reset();
-    st.store.reset();
+    drop_store(st);
     st.conf_mtime = {};
     current_conf(st);
   });
@@ -304,7 +347,7 @@ extern "C" int at_submit(const at_submit_request *req, at_submit_decision *out, 
   std::memset(out, 0, sizeof *out);
   int rc = capi::firewall(err, errlen, [&] { decide_job(req, out); });
   if (rc != AT_OK && rc != AT_EINVAL) {
-    st.store.reset();  // reopen next time: the error may have been the connection's
+    drop_store(st);  // reopen next time: the error may have been the connection's
     const bool autotune_job = out->is_autotune;
     std::memset(out, 0, sizeof *out);
     out->is_autotune = autotune_job;
@@ -338,7 +381,8 @@ extern "C" void at_submit_stats(char *buf, size_t len) {
       return "median " + std::to_string(q(0.5)) + " us, p99 " + std::to_string(q(0.99)) + " us, max " +
              std::to_string(v.back()) + " us";
     };
-    s = std::to_string(st.calls) + " calls, wall " + quantiles(st.micros) + "; thread CPU " + quantiles(st.cpu_micros);
+    s = std::to_string(st.calls) + " calls, wall " + quantiles(st.micros) + "; thread CPU " + quantiles(st.cpu_micros) +
+        "; " + std::to_string(st.cached) + " answers for converged classes from memory";
   }
   std::strncpy(buf, s.c_str(), len - 1);
   buf[len - 1] = '\0';

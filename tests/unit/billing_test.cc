@@ -15,16 +15,11 @@
 #include "autotune/steps.hpp"
 #include "autotune/store.hpp"
 #include "autotune/tuner.hpp"
+#include "submit_fixture.hpp"
 
 using namespace autotune;
 
 namespace {
-
-size_t four_nodes(void *, at_node_type *types, size_t max) {
-  if (max < 1) return 0;
-  types[0] = at_node_type{"cpus2-mem4000", 4, 2, 4000, 0, nullptr};
-  return 1;
-}
 
 // The request Slurm bills for `c` under weights CPU=1.0,Mem=0.25G: CPUs + 0.25 per GB.
 double slurm_billing(const Configuration &c) {
@@ -33,43 +28,21 @@ double slurm_billing(const Configuration &c) {
   return 1.0 * cpus + 0.25 * cpus * static_cast<double>(r.mem_per_cpu_mb) / 1024.0;
 }
 
-class Billing : public ::testing::Test {
+class Billing : public test::SubmitFixture {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/autotune-billing-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    std::ofstream(dir_ + "/autotune.conf") << "StateDir=" << dir_ << "/state\n";
-    char err[512];
-    ASSERT_EQ(at_submit_configure((dir_ + "/autotune.conf").c_str(), err, sizeof err), AT_OK) << err;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-
   // Submit a job of class `name` from the partition with `weights` (as slurmctld has them).
   ClassRecord submit(const std::string &name, const char *weights, const std::string &mode) {
-    std::vector<std::string> env = {"AUTOTUNE_CLASS=" + name, "AUTOTUNE_MODE=" + mode,
-                                    "AUTOTUNE_SPACE=nodes=1-2,workers=1-2,ps=1,cpus-per-ps=1-2"};
-    std::vector<char *> ptrs;
-    for (auto &e : env) ptrs.push_back(e.data());
-    at_submit_request req{};
-    req.uid = static_cast<unsigned>(getuid());
-    req.spank_env = ptrs.data();
-    req.spank_env_count = ptrs.size();
-    req.partition = "debug";
-    req.billing_weights = weights;
-    req.inventory = four_nodes;
-    at_submit_decision d;
-    char err[1024];
-    EXPECT_EQ(at_submit(&req, &d, err, sizeof err), AT_OK) << err;
+    const unsigned uid = static_cast<unsigned>(getuid());
+    submit_env(uid, {"AUTOTUNE_CLASS=" + name, "AUTOTUNE_MODE=" + mode,
+                     "AUTOTUNE_SPACE=nodes=1-2,workers=1-2,ps=1,cpus-per-ps=1-2"},
+               weights);
     Store::Options o;
     o.read_only = true;
-    Store store(Store::path_in(dir_ + "/state"), o);
-    auto c = store.find_class(req.uid, name);
+    Store store(Store::path_in(state_dir()), o);
+    auto c = store.find_class(uid, name);
     EXPECT_TRUE(c.has_value());
     return c ? *c : ClassRecord{};
   }
-
-  std::string dir_;
 };
 
 TEST_F(Billing, JobsModeCostIsThePartitionsBillingTimesTime) {

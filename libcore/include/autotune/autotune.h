@@ -115,8 +115,10 @@ typedef struct {
 int at_submit(const at_submit_request *req, at_submit_decision *out, char *err, size_t errlen);
 
 /*
- * Timing of at_submit since the plugin was loaded, wall clock and the calling thread's CPU time:
- * "N calls, wall median X us, p99 Y us, max Z us; thread CPU median ...".
+ * Timing of at_submit since the plugin was loaded, wall clock and the calling thread's CPU time,
+ * and how many answers for converged classes came from memory (the same answer as before, while
+ * the store had not changed): "N calls, wall median X us, p99 Y us, max Z us; thread CPU median
+ * ...; K answers for converged classes from memory".
  */
 void at_submit_stats(char *buf, size_t len);
 

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -141,6 +142,10 @@ class Store {
 
   const std::string &path() const { return path_; }
   int schema_version();
+  // Differs from the value an earlier call returned whenever the store's content may have changed
+  // in between: a commit by another connection (any process) or a row changed by this one.  One
+  // short read transaction (PRAGMA data_version); no table is read.
+  std::pair<std::int64_t, std::int64_t> change_token();
 
   // ---- classes
   std::optional<ClassRecord> find_class(std::uint32_t owner, std::string_view name);

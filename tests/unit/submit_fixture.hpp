@@ -1,0 +1,59 @@
+// A test fixture for at_submit(): a temporary StateDir with an autotune.conf naming it, loaded
+// by at_submit_configure(), and a submission of a job with the given --autotune* environment
+// from a partition of four 2-CPU, 4000 MB nodes (as slurmctld would hand it to the plugin).
+#pragma once
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "autotune/autotune.h"
+
+namespace autotune::test {
+
+inline size_t four_nodes(void *, at_node_type *types, size_t max) {
+  if (max < 1) return 0;
+  types[0] = at_node_type{"cpus2-mem4000", 4, 2, 4000, 0, nullptr};
+  return 1;
+}
+
+class SubmitFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/autotune-submit-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    std::ofstream(dir_ + "/autotune.conf") << "StateDir=" << dir_ << "/state\n";
+    char err[512];
+    ASSERT_EQ(at_submit_configure((dir_ + "/autotune.conf").c_str(), err, sizeof err), AT_OK) << err;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // Submits a job of user `uid` with `env` (AUTOTUNE_CLASS=..., ...); expects AT_OK.
+  at_submit_decision submit_env(unsigned uid, std::vector<std::string> env, const char *billing_weights = nullptr) {
+    std::vector<char *> ptrs;
+    for (auto &e : env) ptrs.push_back(e.data());
+    at_submit_request req{};
+    req.uid = uid;
+    req.spank_env = ptrs.data();
+    req.spank_env_count = ptrs.size();
+    req.partition = "debug";
+    req.billing_weights = billing_weights;
+    req.inventory = four_nodes;
+    at_submit_decision d;
+    char err[1024];
+    EXPECT_EQ(at_submit(&req, &d, err, sizeof err), AT_OK) << err;
+    return d;
+  }
+
+  std::string state_dir() const { return dir_ + "/state"; }
+
+  std::string dir_;
+};
+
+}  // namespace autotune::test

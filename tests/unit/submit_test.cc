@@ -1,0 +1,132 @@
+// at_submit() for a converged class answers from memory while the store is unchanged, and
+// reads the store again as soon as anything changed it: ingest recording a new best from another
+// connection, or the class being forgotten.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "autotune/autotune.h"
+#include "autotune/store.hpp"
+#include "submit_fixture.hpp"
+
+using namespace autotune;
+
+namespace {
+
+std::string stats() {
+  char buf[512];
+  at_submit_stats(buf, sizeof buf);
+  return buf;
+}
+
+// "K answers for converged classes from memory" -> K
+long from_memory() {
+  const std::string s = stats();
+  const auto end = s.find(" answers for converged classes from memory");
+  if (end == std::string::npos) return -1;
+  const auto start = s.rfind(' ', end - 1);
+  return std::stol(s.substr(start + 1, end - start - 1));
+}
+
+class SubmitCache : public test::SubmitFixture {
+ protected:
+  at_submit_decision submit(const std::string &cls) {
+    return submit_env(kUid, {"AUTOTUNE_CLASS=" + cls, "AUTOTUNE_SPACE=nodes=1-2,workers=1-2,ps=1,cpus-per-worker=1-2"});
+  }
+
+  // What ingest does, from a connection of its own: the trial ran and measured `samples_per_s`;
+  // the class converges on `best`.
+  void finish_and_converge(Store &s, std::int64_t trial_id, double samples_per_s, std::int64_t best) {
+    Measurement m;
+    m.samples_per_s = samples_per_s;
+    m.time_s = 1 / samples_per_s;
+    m.cost = 2 / samples_per_s;
+    ASSERT_TRUE(s.finish_trial(trial_id, TrialStatus::done, m, 1.0));
+    auto c = s.find_class(kUid, "sweep");
+    Decision d;
+    d.state = ClassState::converged;
+    d.best_trial = best;
+    d.t_ref = 0.001;
+    d.c_ref = 0.002;
+    ASSERT_TRUE(s.apply_decision(c->id, c->version, d));
+  }
+
+  static constexpr unsigned kUid = 4242;
+};
+
+TEST_F(SubmitCache, ConvergedAnswerFollowsChangesMadeByOtherConnections) {
+  // Two jobs of a new class get two trials of the initial design.
+  for (const char *want : {" trial=1 ", " trial=2 "}) {
+    const at_submit_decision d = submit("sweep");
+    ASSERT_TRUE(d.rewrite);
+    EXPECT_NE(std::string(d.admin_comment).find(want), std::string::npos) << d.admin_comment;
+  }
+  Store s(Store::path_in(state_dir()), {false, false, 1000});
+  const auto c = s.find_class(kUid, "sweep");
+  ASSERT_TRUE(c);
+  const std::vector<TrialRecord> trials = s.trials(c->id);
+  ASSERT_EQ(trials.size(), 2u);
+  const TrialRecord &t1 = trials[0], &t2 = trials[1];
+  ASSERT_NE(t1.config, t2.config);
+  finish_and_converge(s, t1.id, 1000, t1.id);
+
+  const long before = from_memory();
+  const at_submit_decision a = submit("sweep");
+  EXPECT_NE(std::string(a.admin_comment).find("best config=" + t1.config + " from 1 trials"), std::string::npos)
+      << a.admin_comment;
+  const at_submit_decision b = submit("sweep");
+  EXPECT_STREQ(b.admin_comment, a.admin_comment);
+  EXPECT_EQ(b.nodes, a.nodes);
+  EXPECT_EQ(b.ntasks, a.ntasks);
+  EXPECT_EQ(b.cpus_per_task, a.cpus_per_task);
+  EXPECT_EQ(b.mem_per_cpu_mb, a.mem_per_cpu_mb);
+  EXPECT_EQ(b.env_count, a.env_count);
+  EXPECT_EQ(from_memory(), before + 1) << stats();
+
+  // Ingest, from another connection, records the second trial, faster, as the new best: the next
+  // job of the class runs on it.
+  finish_and_converge(s, t2.id, 2000, t2.id);
+  const at_submit_decision after = submit("sweep");
+  EXPECT_NE(std::string(after.admin_comment).find("best config=" + t2.config + " from 2 trials"), std::string::npos)
+      << after.admin_comment;
+  EXPECT_EQ(from_memory(), before + 1) << stats();
+
+  // Forgotten by its owner (`autotune forget`): the next job starts a new search.
+  ASSERT_TRUE(s.forget_class(kUid, "sweep"));
+  const at_submit_decision fresh = submit("sweep");
+  EXPECT_NE(std::string(fresh.admin_comment).find(" trial=1 "), std::string::npos) << fresh.admin_comment;
+  EXPECT_EQ(std::string(fresh.admin_comment).find("best config"), std::string::npos) << fresh.admin_comment;
+}
+
+// A class whose search ended with every trial failed has nothing to run on: its jobs run as
+// submitted, and the AdminComment says why and how to start over (no error in slurmctld's log).
+TEST_F(SubmitCache, ClassWithoutASuccessfulTrialRunsJobsAsSubmitted) {
+  const at_submit_decision first = submit("broken");
+  ASSERT_TRUE(first.rewrite);
+  Store s(Store::path_in(state_dir()), {false, false, 1000});
+  const auto c = s.find_class(kUid, "broken");
+  ASSERT_TRUE(c);
+  const TrialRecord t = s.trials(c->id).front();
+  ASSERT_TRUE(s.finish_trial(t.id, TrialStatus::failed, std::nullopt, 1.0, "exit code 1"));
+  Decision d;
+  d.state = ClassState::stale;
+  d.state_reason = "stopped by budget without a successful trial";
+  ASSERT_TRUE(s.apply_decision(c->id, s.find_class(kUid, "broken")->version, d));
+  for (int i = 0; i < 2; ++i) {
+    const at_submit_decision a = submit("broken");
+    EXPECT_TRUE(a.is_autotune);
+    EXPECT_FALSE(a.rewrite);
+    EXPECT_NE(std::string(a.admin_comment).find("class=broken: no trial succeeded (1 ended; stopped by budget without a "
+                                                "successful trial); job runs as submitted; 'autotune forget broken' "
+                                                "starts a new search"),
+              std::string::npos)
+        << a.admin_comment;
+  }
+}
+
+}  // namespace
