@@ -1,7 +1,7 @@
 // bench/at_submit_bench: the time of at_submit() -- what job_submit/autotune does per job inside
 // slurmctld -- in this process, on a real store in a temporary directory, for a class that is
-// tuning (take the next precomputed configuration) and one that has converged (record a trial of
-// the best).  Prints the median, p99 and max per call.
+// tuning (take the next precomputed configuration) and one that has converged (the best, kept
+// in memory while the store is unchanged).  Prints the median, p99 and max per call.
 //
 //   bench/at_submit_bench [--calls N] [--same-thread]
 #include <sys/stat.h>
