@@ -112,6 +112,35 @@ int parse_staleness(const std::string &v) {
   }
 }
 
+void add_ssp_flags(Flags &f, const SspFlagHelp &h) {
+  f.add("staleness", "N|asp", "2", "0 = BSP, N = SSP(N), asp = no bound");
+  f.add("servers", "N", "", "parameter-server ranks (default: $AUTOTUNE_PS, else 1)");
+  f.add("logical-servers", "N", "16", h.shards + " spread over the server ranks");
+  f.add("executors", "N", "", "logical executors (default: " + h.executors_default + ")");
+  f.add("task-ms", "MS", h.task_ms, "target duration of a micro-task");
+  f.add("tasks-per-clock", "N", "0", "micro-tasks per clock (0: one per worker)");
+  f.add("straggler-rank", "R", "-1", "rank to slow down (a worker; -1: none)");
+  f.add("straggler-factor", "F", "1", "the straggler's " + h.unit + " take F times as long");
+  f.add("straggler-delay-ms", "MS", "0", "extra delay after each of the straggler's " + h.unit);
+}
+
+SspFlags ssp_flags(const Flags &f) {
+  SspFlags s;
+  s.staleness = parse_staleness(f.str("staleness"));
+  if (s.staleness < 0)
+    f.fail("--staleness: '" + f.str("staleness") +
+           "' is not allowed; allowed: a whole number from 0 to 1000000, or asp");
+  s.servers = f.given("servers") ? static_cast<int>(f.integer("servers", 1, 1 << 20)) : -1;
+  s.logical = static_cast<int>(f.integer("logical-servers", 1, 65536));
+  s.executors = f.given("executors") ? static_cast<int>(f.integer("executors", 1, 1000000)) : 0;
+  s.task_ms = f.real("task-ms", 1, 900);
+  s.tasks_per_clock = static_cast<int>(f.integer("tasks-per-clock", 0, 1000000));
+  s.straggler = static_cast<int>(f.integer("straggler-rank", -1, 1 << 20));
+  s.straggler_factor = f.real("straggler-factor", 1, 1000);
+  s.straggler_delay_s = f.real("straggler-delay-ms", 0, 1e6) / 1000.0;
+  return s;
+}
+
 std::string dataset_dir(const std::string &arg) {
   if (arg.find('/') != std::string::npos || arg == "." || arg == "..") return arg;
   return "/usr/share/datasets/" + arg;

@@ -45,6 +45,29 @@ class Flags {
 // Staleness flag: a number >= 0, or "asp".  Returns ssp::kAsync for asp; -1 when malformed.
 int parse_staleness(const std::string &v);
 
+// The parameter-server flags the libssp examples share: --staleness, --servers,
+// --logical-servers, --executors, --task-ms, --tasks-per-clock and the straggler's three.
+struct SspFlagHelp {
+  std::string shards;             // what the logical servers hold, e.g. "model shards"
+  std::string executors_default;  // --executors' default, e.g. "4 per worker"
+  std::string task_ms;            // --task-ms' default
+  std::string unit;               // what the straggler is slowed on, e.g. "batches"
+};
+struct SspFlags {
+  int staleness = 2;
+  int servers = -1;    // -1: $AUTOTUNE_PS, else 1
+  int logical = 16;
+  int executors = 0;   // 0: the program's default
+  double task_ms = 5;
+  int tasks_per_clock = 0;
+  int straggler = -1;  // -1: none
+  double straggler_factor = 1;
+  double straggler_delay_s = 0;
+};
+void add_ssp_flags(Flags &f, const SspFlagHelp &h);
+// Validates them (before MPI_Init): a bad one fails through f.fail().
+SspFlags ssp_flags(const Flags &f);
+
 // A data set argument: a path (contains '/') as is, else /usr/share/datasets/NAME (where Debian's
 // dataset-* packages install).
 std::string dataset_dir(const std::string &arg);

@@ -44,15 +44,7 @@ int main(int argc, char **argv) {
   f.add("batch", "N", "32", "mini-batch size of an SGD step");
   f.add("lr", "X", "0.01", "learning rate");
   f.add("lr-decay", "X", "1", "the learning rate is multiplied by X after each epoch");
-  f.add("staleness", "N|asp", "2", "0 = BSP, N = SSP(N), asp = no bound");
-  f.add("servers", "N", "", "parameter-server ranks (default: $AUTOTUNE_PS, else 1)");
-  f.add("logical-servers", "N", "16", "model shards spread over the server ranks");
-  f.add("executors", "N", "", "logical executors (default: 4 per worker, or the restored job's)");
-  f.add("task-ms", "MS", "5", "target duration of a micro-task");
-  f.add("tasks-per-clock", "N", "0", "micro-tasks per clock (0: one per worker)");
-  f.add("straggler-rank", "R", "-1", "rank to slow down (a worker; -1: none)");
-  f.add("straggler-factor", "F", "1", "the straggler's batches take F times as long");
-  f.add("straggler-delay-ms", "MS", "0", "extra delay after each of the straggler's batches");
+  examples::add_ssp_flags(f, {"model shards", "4 per worker, or the restored job's", "5", "batches"});
   f.add("eval-interval", "S", "0.5",
         "seconds of training between model snapshots evaluated after training (0: none)");
   f.add("eval-samples", "N", "10000", "test images used to evaluate the snapshots");
@@ -65,19 +57,10 @@ int main(int argc, char **argv) {
   const int batch = static_cast<int>(f.integer("batch", 1, 60000));
   const double lr = f.real("lr", 1e-6, 100);
   const double lr_decay = f.real("lr-decay", 0.01, 1);
-  const int staleness = examples::parse_staleness(f.str("staleness"));
-  if (staleness < 0)
-    f.fail("--staleness: '" + f.str("staleness") +
-           "' is not allowed; allowed: a whole number from 0 to 1000000, or asp");
-  const int servers = f.given("servers") ? static_cast<int>(f.integer("servers", 1, 1 << 20)) : -1;
-  const int logical = static_cast<int>(f.integer("logical-servers", 1, 65536));
-  const int executors =
-      f.given("executors") ? static_cast<int>(f.integer("executors", 1, 1000000)) : 0;
-  const double task_ms = f.real("task-ms", 1, 900);
-  const int tpc = static_cast<int>(f.integer("tasks-per-clock", 0, 1000000));
-  const int straggler = static_cast<int>(f.integer("straggler-rank", -1, 1 << 20));
-  const double sfactor = f.real("straggler-factor", 1, 1000);
-  const double sdelay = f.real("straggler-delay-ms", 0, 1e6) / 1000.0;
+  const examples::SspFlags sf = examples::ssp_flags(f);
+  const int staleness = sf.staleness, servers = sf.servers, logical = sf.logical,
+            executors = sf.executors, tpc = sf.tasks_per_clock, straggler = sf.straggler;
+  const double task_ms = sf.task_ms, sfactor = sf.straggler_factor, sdelay = sf.straggler_delay_s;
   const double eval_every = f.real("eval-interval", 0, 1e6);
   const int eval_samples = static_cast<int>(f.integer("eval-samples", 1, 10000));
   const double target = f.real("target-acc", 0, 1);

@@ -104,15 +104,7 @@ int main(int argc, char **argv) {
   f.add("epochs", "N", "10", "passes over the users");
   f.add("lr", "X", "0.05", "learning rate");
   f.add("lambda", "X", "0.01", "L2 regularization");
-  f.add("staleness", "N|asp", "2", "0 = BSP, N = SSP(N), asp = no bound");
-  f.add("servers", "N", "", "parameter-server ranks (default: $AUTOTUNE_PS, else 1)");
-  f.add("logical-servers", "N", "16", "item-factor shards spread over the server ranks");
-  f.add("executors", "N", "", "logical executors (default: 4 per worker)");
-  f.add("task-ms", "MS", "10", "target duration of a micro-task");
-  f.add("tasks-per-clock", "N", "0", "micro-tasks per clock (0: one per worker)");
-  f.add("straggler-rank", "R", "-1", "rank to slow down (a worker; -1: none)");
-  f.add("straggler-factor", "F", "1", "the straggler's users take F times as long");
-  f.add("straggler-delay-ms", "MS", "0", "extra delay after each of the straggler's users");
+  examples::add_ssp_flags(f, {"item-factor shards", "4 per worker", "10", "users"});
   f.add("seed", "N", "7", "seed of the generated data");
   examples::add_checkpoint_flags(f);
   f.parse(argc, argv);
@@ -125,19 +117,10 @@ int main(int argc, char **argv) {
   const int epochs = static_cast<int>(f.integer("epochs", 1, 10000));
   const float lr = static_cast<float>(f.real("lr", 1e-6, 10));
   const float lambda = static_cast<float>(f.real("lambda", 0, 10));
-  const int staleness = examples::parse_staleness(f.str("staleness"));
-  if (staleness < 0)
-    f.fail("--staleness: '" + f.str("staleness") +
-           "' is not allowed; allowed: a whole number from 0 to 1000000, or asp");
-  const int servers = f.given("servers") ? static_cast<int>(f.integer("servers", 1, 1 << 20)) : -1;
-  const int logical = static_cast<int>(f.integer("logical-servers", 1, 65536));
-  const int executors =
-      f.given("executors") ? static_cast<int>(f.integer("executors", 1, 1000000)) : 0;
-  const double task_ms = f.real("task-ms", 1, 900);
-  const int tpc = static_cast<int>(f.integer("tasks-per-clock", 0, 1000000));
-  const int straggler = static_cast<int>(f.integer("straggler-rank", -1, 1 << 20));
-  const double sfactor = f.real("straggler-factor", 1, 1000);
-  const double sdelay = f.real("straggler-delay-ms", 0, 1e6) / 1000.0;
+  const examples::SspFlags sf = examples::ssp_flags(f);
+  const int staleness = sf.staleness, servers = sf.servers, logical = sf.logical,
+            executors = sf.executors, tpc = sf.tasks_per_clock, straggler = sf.straggler;
+  const double task_ms = sf.task_ms, sfactor = sf.straggler_factor, sdelay = sf.straggler_delay_s;
   const auto seed = static_cast<std::uint64_t>(f.integer("seed", 0, 1LL << 62));
   const examples::CheckpointFlags ck = examples::checkpoint_flags(f);
 
