@@ -33,6 +33,7 @@ libcore_libautotune_la_CPPFLAGS += -DEIGEN_NO_DEBUG
 check_PROGRAMS += tests/unit/engine_test
 tests_unit_engine_test_SOURCES = \
 	tests/unit/acquisition_test.cc \
+	tests/unit/conf_error.hpp \
 	tests/unit/engine_conf_test.cc \
 	tests/unit/gp_test.cc \
 	tests/unit/objective_test.cc \

@@ -39,6 +39,7 @@ libcore_libautotune_la_LIBADD = $(SQLITE_LIBS)
 check_PROGRAMS += tests/unit/core_test
 tests_unit_core_test_SOURCES = \
 	tests/unit/capi_test.cc \
+	tests/unit/conf_error.hpp \
 	tests/unit/conf_test.cc \
 	tests/unit/config_test.cc \
 	tests/unit/names_test.cc \

@@ -9,6 +9,7 @@ libcore_libautotune_la_SOURCES += \
 check_PROGRAMS += tests/unit/steps_test
 tests_unit_steps_test_SOURCES = \
 	tests/unit/adjust_test.cc \
+	tests/unit/conf_error.hpp \
 	tests/unit/steps_test.cc \
 	tests/unit/billing_test.cc \
 	tests/unit/submit_fixture.hpp

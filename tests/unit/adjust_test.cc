@@ -5,6 +5,7 @@
 
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
+#include "conf_error.hpp"
 
 using namespace autotune;
 
@@ -33,16 +34,9 @@ RoleMeasure use(std::optional<double> cpu, std::optional<double> rss) {
   return RoleMeasure{cpu, rss};
 }
 
-std::string conf_error(const std::string &text) {
-  try {
-    Conf::load_text(text, "autotune.conf");
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
+
+using test::conf_error;
 
 TEST(Adjust, IdleParameterServerGetsFewerCpus) {
   const Configuration c = cfg(

@@ -6,19 +6,11 @@
 #include <fstream>
 
 #include "autotune/error.hpp"
+#include "conf_error.hpp"
 
 using namespace autotune;
 
-namespace {
-std::string error_of(const std::string &text) {
-  try {
-    Conf::load_text(text, "autotune.conf");
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
+using test::conf_error;
 
 TEST(Conf, DefaultsAndStateDir) {
   EXPECT_EQ(Conf::defaults().core.state_dir, "/var/lib/slurm-autotune");
@@ -27,16 +19,16 @@ TEST(Conf, DefaultsAndStateDir) {
 }
 
 TEST(Conf, FailsClosed) {
-  EXPECT_EQ(error_of("Bogus=1\n"),
+  EXPECT_EQ(conf_error("Bogus=1\n"),
             "autotune.conf:1: unknown key 'Bogus' (the keys are documented in etc/autotune.conf)");
-  EXPECT_EQ(error_of("StateDir=/a\nStateDir=/b\n"),
+  EXPECT_EQ(conf_error("StateDir=/a\nStateDir=/b\n"),
             "autotune.conf:2: StateDir is given twice (first at autotune.conf:1)");
-  EXPECT_EQ(error_of("StateDir=relative\n"),
+  EXPECT_EQ(conf_error("StateDir=relative\n"),
             "autotune.conf:1: StateDir: 'relative' is not an absolute path");
-  EXPECT_EQ(error_of("StateDir /a\n"), "autotune.conf:1: 'StateDir' is not Key=Value");
-  EXPECT_EQ(error_of("StateDir=/a Extra=1\n"),
+  EXPECT_EQ(conf_error("StateDir /a\n"), "autotune.conf:1: 'StateDir' is not Key=Value");
+  EXPECT_EQ(conf_error("StateDir=/a Extra=1\n"),
             "autotune.conf:1: StateDir takes one value; unexpected 'Extra=' after it");
-  EXPECT_EQ(error_of("StateDir=\"/a\n"), "autotune.conf:1: StateDir: unterminated quote");
+  EXPECT_EQ(conf_error("StateDir=\"/a\n"), "autotune.conf:1: StateDir: unterminated quote");
 }
 
 TEST(Conf, RepeatedRecordsAndQuotes) {

@@ -6,19 +6,11 @@
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
 #include "autotune/optimizer.hpp"
+#include "conf_error.hpp"
 
 using namespace autotune;
 
-namespace {
-std::string error_of(const std::string &text) {
-  try {
-    Conf::load_text(text, "autotune.conf");
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
+using test::conf_error;
 
 TEST(EngineConf, DefaultsAndEveryKey) {
   const EngineConf d = Conf::defaults().engine;
@@ -54,24 +46,24 @@ TEST(EngineConf, DefaultsAndEveryKey) {
 }
 
 TEST(EngineConf, BadValuesFailClosed) {
-  EXPECT_EQ(error_of("InitialTrials=0\n"),
+  EXPECT_EQ(conf_error("InitialTrials=0\n"),
             "autotune.conf:1: InitialTrials: '0' is out of range; allowed: a whole number from 1 "
             "to 1000");
   EXPECT_EQ(
-      error_of("StopEIFraction=lots\n"),
+      conf_error("StopEIFraction=lots\n"),
       "autotune.conf:1: StopEIFraction: 'lots' is not a number; allowed: a number from 0 to 1");
-  EXPECT_EQ(error_of("BatchMode=greedy\n"),
+  EXPECT_EQ(conf_error("BatchMode=greedy\n"),
             "autotune.conf:1: BatchMode: unknown batch mode 'greedy'; allowed: believer, liar");
-  EXPECT_EQ(error_of("DefaultSpace=nodes=0\n"),
+  EXPECT_EQ(conf_error("DefaultSpace=nodes=0\n"),
             "autotune.conf:1: DefaultSpace: nodes: '0' is out of range; allowed: a whole number "
             "from 1 to 100000");
-  EXPECT_EQ(error_of("DefaultBudget=50\nMaxBudget=40\n"),
+  EXPECT_EQ(conf_error("DefaultBudget=50\nMaxBudget=40\n"),
             "autotune.conf:1: DefaultBudget 50 is above MaxBudget 40");
-  EXPECT_EQ(error_of("DefaultBudget=200\n"),
+  EXPECT_EQ(conf_error("DefaultBudget=200\n"),
             "autotune.conf:1: DefaultBudget 200 is above MaxBudget 100");
-  EXPECT_EQ(error_of("DefaultSpace=nodes=1-32\nSpaceLimits=nodes=1-16\n"),
+  EXPECT_EQ(conf_error("DefaultSpace=nodes=1-32\nSpaceLimits=nodes=1-16\n"),
             "autotune.conf:1: DefaultSpace: nodes: 1-32 is outside the site's limits 1-16 "
             "(SpaceLimits in autotune.conf)");
-  EXPECT_EQ(error_of("Seed=1\nSeed=2\n"),
+  EXPECT_EQ(conf_error("Seed=1\nSeed=2\n"),
             "autotune.conf:2: Seed is given twice (first at autotune.conf:1)");
 }
