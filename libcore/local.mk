@@ -41,6 +41,7 @@ tests_unit_core_test_SOURCES = \
 	tests/unit/capi_test.cc \
 	tests/unit/conf_error.hpp \
 	tests/unit/conf_test.cc \
+	tests/unit/limits_test.cc \
 	tests/unit/config_test.cc \
 	tests/unit/names_test.cc \
 	tests/unit/result_test.cc \

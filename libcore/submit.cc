@@ -168,6 +168,18 @@ Inventory inventory_of(const at_submit_request *req) {
   return inv;
 }
 
+PartitionLimits limits_of(const at_submit_request *req) {
+  const at_partition_limits &l = req->limits;
+  auto count = [](unsigned v) { return static_cast<int>(std::min<unsigned>(v, 1u << 30)); };
+  PartitionLimits p;
+  p.min_nodes = count(l.min_nodes);
+  p.max_nodes = count(l.max_nodes);
+  p.max_cpus_per_node = count(l.max_cpus_per_node);
+  p.max_mem_per_node_mb = l.max_mem_per_node_mb;
+  p.max_mem_per_cpu_mb = l.max_mem_per_cpu_mb;
+  return p;
+}
+
 // The job's class settings from its options, the site's defaults and limits.
 ClassSettings settings_from(const at_submit_request *req, const Conf &conf, SpaceSpec *space,
                             SubmitState &st) {
@@ -253,7 +265,8 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     const Inventory inv = inventory_of(req);
     ClassSettings s = wanted;
     s.extra = make_class_extra(space, inv, req->billing_weights ? req->billing_weights : "", conf,
-                               static_cast<std::size_t>(s.budget), class_seed(conf.engine.seed, req->uid, name));
+                               static_cast<std::size_t>(s.budget), class_seed(conf.engine.seed, req->uid, name),
+                               limits_of(req));
     ClassRecord tmp;
     tmp.name = name;
     tmp.settings = s;

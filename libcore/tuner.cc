@@ -74,8 +74,42 @@ std::optional<std::size_t> ClassProblem::index_of(const std::string &config) con
   return std::nullopt;
 }
 
+bool PartitionLimits::any() const {
+  return min_nodes > 0 || max_nodes > 0 || max_cpus_per_node > 0 || max_mem_per_node_mb > 0 || max_mem_per_cpu_mb > 0;
+}
+
+std::string PartitionLimits::describe() const {
+  std::string out;
+  auto add = [&](const std::string &kv) { out += (out.empty() ? "" : ", ") + kv; };
+  if (min_nodes > 0) add("MinNodes=" + std::to_string(min_nodes));
+  if (max_nodes > 0) add("MaxNodes=" + std::to_string(max_nodes));
+  if (max_cpus_per_node > 0) add("MaxCPUsPerNode=" + std::to_string(max_cpus_per_node));
+  if (max_mem_per_node_mb > 0) add("MaxMemPerNode=" + std::to_string(max_mem_per_node_mb));
+  if (max_mem_per_cpu_mb > 0) add("MaxMemPerCPU=" + std::to_string(max_mem_per_cpu_mb));
+  return out;
+}
+
+std::string PartitionLimits::violation(const SlurmRequest &r) const {
+  if (min_nodes > 0 && r.nodes < min_nodes)
+    return "asks for " + std::to_string(r.nodes) + (r.nodes == 1 ? " node" : " nodes") + ", MinNodes=" +
+           std::to_string(min_nodes);
+  if (max_nodes > 0 && r.nodes > max_nodes)
+    return "asks for " + std::to_string(r.nodes) + " nodes, MaxNodes=" + std::to_string(max_nodes);
+  if (max_cpus_per_node > 0 && r.cpus_per_node() > max_cpus_per_node)
+    return "asks for " + std::to_string(r.cpus_per_node()) + " CPUs per node, MaxCPUsPerNode=" +
+           std::to_string(max_cpus_per_node);
+  if (max_mem_per_node_mb > 0 && r.mem_per_node_mb() > max_mem_per_node_mb)
+    return "asks for " + std::to_string(r.mem_per_node_mb()) + " MB per node, MaxMemPerNode=" +
+           std::to_string(max_mem_per_node_mb);
+  if (max_mem_per_cpu_mb > 0 && r.mem_per_cpu_mb > max_mem_per_cpu_mb)
+    return "asks for " + std::to_string(r.mem_per_cpu_mb) + " MB per CPU, MaxMemPerCPU=" +
+           std::to_string(max_mem_per_cpu_mb);
+  return "";
+}
+
 std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory, const std::string &billing_weights,
-                             const Conf &conf, std::size_t budget, std::uint64_t seed) {
+                             const Conf &conf, std::size_t budget, std::uint64_t seed,
+                             const PartitionLimits &limits) {
   json inv = json::array();
   for (const auto &t : inventory.types)
     inv.push_back({{"name", t.name},
@@ -107,6 +141,12 @@ std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory,
             {"retune_budget", conf.tuner.retune_budget},
             {"epoch_start", 0},
             {"epoch_budget", budget}};
+  if (limits.any())
+    j["limits"] = {{"min_nodes", limits.min_nodes},
+                   {"max_nodes", limits.max_nodes},
+                   {"max_cpus_per_node", limits.max_cpus_per_node},
+                   {"max_mem_per_node_mb", limits.max_mem_per_node_mb},
+                   {"max_mem_per_cpu_mb", limits.max_mem_per_cpu_mb}};
   return j.dump();
 }
 
@@ -125,6 +165,18 @@ T get_or(const json &j, const char *key, T fallback) {
   return j.contains(key) && !j[key].is_null() ? j[key].get<T>() : fallback;
 }
 
+PartitionLimits limits_of(const json &extra) {
+  PartitionLimits p;
+  if (!extra.contains("limits")) return p;
+  const json &l = extra["limits"];
+  p.min_nodes = get_or<int>(l, "min_nodes", 0);
+  p.max_nodes = get_or<int>(l, "max_nodes", 0);
+  p.max_cpus_per_node = get_or<int>(l, "max_cpus_per_node", 0);
+  p.max_mem_per_node_mb = get_or<std::uint64_t>(l, "max_mem_per_node_mb", 0);
+  p.max_mem_per_cpu_mb = get_or<std::uint64_t>(l, "max_mem_per_cpu_mb", 0);
+  return p;
+}
+
 bool fits_slurm_request(const Configuration &c, const NodeType &t) {
   const SlurmRequest r = slurm_request(c);
   return r.cpus_per_node() <= t.cpus && r.mem_per_node_mb() <= t.mem_mb &&
@@ -137,6 +189,8 @@ struct Scored {
 };
 
 }  // namespace
+
+PartitionLimits class_limits(const ClassRecord &c) { return limits_of(extra_of(c)); }
 
 ClassProblem load_problem(const ClassRecord &c) {
   const json x = extra_of(c);
@@ -155,6 +209,7 @@ ClassProblem load_problem(const ClassRecord &c) {
       n.billing_weight = get_or<double>(t, "billing_weight", 1.0);
       p.inventory.types.push_back(std::move(n));
     }
+  p.limits = limits_of(x);
   p.billing = BillingWeights::parse(get_or<std::string>(x, "billing_weights", ""));
   p.seed = get_or<std::uint64_t>(x, "seed", 1);
   p.initial_trials = get_or<std::size_t>(x, "initial_trials", 3);
@@ -176,11 +231,19 @@ ClassProblem load_problem(const ClassRecord &c) {
   if (p.inventory.types.empty()) throw Error(Errc::corrupt, "class " + c.name + ": no node types recorded");
   p.inventory.validate();
   std::vector<Candidate> all = enumerate(p.space, p.inventory);
+  std::string over_limit;  // why the first configuration that fits the nodes breaks a limit
   for (auto &cand : all) {
     if (!fits_slurm_request(cand.config, p.inventory.types[cand.node_type])) continue;
+    if (std::string why = p.limits.violation(slurm_request(cand.config)); !why.empty()) {
+      if (over_limit.empty()) over_limit = cand.config.format() + " " + why;
+      continue;
+    }
     cand.billing_rate = billing_rate(cand.config, p.billing);
     p.candidates.push_back(std::move(cand));
   }
+  if (p.candidates.empty() && !over_limit.empty())
+    throw_invalid("no configuration of the space " + p.space.format() + " is within the partition's limits (" +
+                  p.limits.describe() + "; e.g. " + over_limit + ")");
   if (p.candidates.empty())
     throw_invalid("no configuration of the space " + p.space.format() +
                   " fits the nodes when every task gets the larger role's CPUs and memory");

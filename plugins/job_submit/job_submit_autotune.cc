@@ -110,8 +110,10 @@ size_t inventory_cb(void *vctx, at_node_type *types, size_t max) {
   node_record_t *node;
   for (int i = 0; (node = next_node(&i)); i++) {
     if (ctx->part && ctx->part->node_bitmap && !bit_test(ctx->part->node_bitmap, node->index)) continue;
+    // What a job can use: CPUs without the specialized cores, RealMemory without MemSpecLimit.
     const int cpus = node->cpus_efctv ? node->cpus_efctv : node->cpus;
-    kinds[{cpus, static_cast<unsigned long long>(node->real_memory), node->features ? node->features : ""}]++;
+    const uint64_t mem = node->real_memory > node->mem_spec_limit ? node->real_memory - node->mem_spec_limit : 1;
+    kinds[{cpus, static_cast<unsigned long long>(mem), node->features ? node->features : ""}]++;
   }
   ctx->names.clear();
   ctx->features.clear();
@@ -196,6 +198,16 @@ extern "C" int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **
   req.billing_weights = ctx.part ? ctx.part->billing_weights_str : nullptr;
   req.inventory = inventory_cb;
   req.inventory_ctx = &ctx;
+  if (const part_record_t *p = ctx.part) {
+    at_partition_limits &l = req.limits;
+    l.min_nodes = p->min_nodes > 1 && p->min_nodes != INFINITE ? p->min_nodes : 0;
+    l.max_nodes = p->max_nodes != INFINITE ? p->max_nodes : 0;
+    l.max_cpus_per_node = p->max_cpus_per_node != INFINITE ? p->max_cpus_per_node : 0;
+    if (p->max_mem_per_cpu && p->max_mem_per_cpu != INFINITE64) {
+      if (p->max_mem_per_cpu & MEM_PER_CPU) l.max_mem_per_cpu_mb = p->max_mem_per_cpu & ~MEM_PER_CPU;
+      else l.max_mem_per_node_mb = p->max_mem_per_cpu;
+    }
+  }
   at_submit_decision d;
   char err[1024];
   const int rc = at_submit(&req, &d, err, sizeof err);

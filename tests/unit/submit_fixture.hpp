@@ -34,8 +34,10 @@ class SubmitFixture : public ::testing::Test {
   }
   void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
 
-  // Submits a job of user `uid` with `env` (AUTOTUNE_CLASS=..., ...); expects AT_OK.
-  at_submit_decision submit_env(unsigned uid, std::vector<std::string> env, const char *billing_weights = nullptr) {
+  // Submits a job of user `uid` with `env` (AUTOTUNE_CLASS=..., ...) from a partition with
+  // `limits`; returns at_submit's code, with its message in *err.
+  int try_submit(unsigned uid, std::vector<std::string> env, at_submit_decision *d, std::string *err,
+                 const char *billing_weights = nullptr, at_partition_limits limits = {}) {
     std::vector<char *> ptrs;
     for (auto &e : env) ptrs.push_back(e.data());
     at_submit_request req{};
@@ -45,9 +47,18 @@ class SubmitFixture : public ::testing::Test {
     req.partition = "debug";
     req.billing_weights = billing_weights;
     req.inventory = four_nodes;
+    req.limits = limits;
+    char buf[1024] = "";
+    const int rc = at_submit(&req, d, buf, sizeof buf);
+    *err = buf;
+    return rc;
+  }
+  // The same, expecting AT_OK.
+  at_submit_decision submit_env(unsigned uid, std::vector<std::string> env, const char *billing_weights = nullptr,
+                                at_partition_limits limits = {}) {
     at_submit_decision d;
-    char err[1024];
-    EXPECT_EQ(at_submit(&req, &d, err, sizeof err), AT_OK) << err;
+    std::string err;
+    EXPECT_EQ(try_submit(uid, std::move(env), &d, &err, billing_weights, limits), AT_OK) << err;
     return d;
   }
 

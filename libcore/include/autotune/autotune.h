@@ -78,6 +78,16 @@ typedef struct {
  */
 typedef size_t (*at_inventory_fn)(void *ctx, at_node_type *types, size_t max);
 
+/*
+ * The job's partition's limits on one job's request (slurm.conf's MinNodes, MaxNodes,
+ * MaxCPUsPerNode, MaxMemPerNode, MaxMemPerCPU, memory in MB); 0 = no limit.  A new class keeps
+ * only configurations whose request respects them.
+ */
+typedef struct {
+  unsigned int min_nodes, max_nodes, max_cpus_per_node;
+  unsigned long long max_mem_per_node_mb, max_mem_per_cpu_mb;
+} at_partition_limits;
+
 typedef struct {
   unsigned int uid;                /* the submitting user */
   char *const *spank_env;          /* the job's SPANK environment ("AUTOTUNE_CLASS=..." etc.) */
@@ -86,6 +96,7 @@ typedef struct {
   const char *billing_weights;     /* the partition's TRESBillingWeights, may be NULL */
   at_inventory_fn inventory;       /* see above */
   void *inventory_ctx;
+  at_partition_limits limits;      /* all 0: none */
 } at_submit_request;
 
 #define AT_SUBMIT_MAX_ENV 12

@@ -8,7 +8,7 @@
 // queue.
 //
 // What a class is searched with is fixed when the class is created (ClassSettings::extra, JSON):
-// the node types of its partition, the partition's billing weights, the engine options (seed,
+// the node types of its partition, the partition's limits and billing weights, the engine options (seed,
 // initial trials, stopping rules) and the canonical space.  A later change of autotune.conf
 // affects new classes, never a running search.
 //
@@ -51,10 +51,26 @@ struct BillingWeights {
 // Billing units per second of a configuration (Slurm's billing TRES of its request).
 double billing_rate(const Configuration &c, const BillingWeights &w);
 
+// The limits of a job's partition that bound what a job may request (slurm.conf's MinNodes,
+// MaxNodes, MaxCPUsPerNode, MaxMemPerNode, MaxMemPerCPU); 0 = no limit.  A configuration whose
+// Slurm request breaks one would never start (Slurm keeps such a job pending, reason
+// PartitionNodeLimit and the like), so it is no candidate.
+struct PartitionLimits {
+  int min_nodes = 0, max_nodes = 0, max_cpus_per_node = 0;
+  std::uint64_t max_mem_per_node_mb = 0, max_mem_per_cpu_mb = 0;
+  bool any() const;
+  // "MaxNodes=2, MaxCPUsPerNode=1" (the limits that are set, in slurm.conf's words).
+  std::string describe() const;
+  // Empty when the request respects every limit, else which one it breaks ("needs 4 nodes,
+  // MaxNodes=2").
+  std::string violation(const SlurmRequest &r) const;
+};
+
 // The search problem of one class, rebuilt from its settings.
 struct ClassProblem {
   SpaceSpec space;
   Inventory inventory;
+  PartitionLimits limits;
   BillingWeights billing;
   std::vector<Candidate> candidates;  // feasible for Slurm's uniform request (config.hpp)
   std::uint64_t seed = 1;
@@ -70,8 +86,11 @@ struct ClassProblem {
 
 // The settings' extra JSON for a new class: everything ClassProblem needs, fixed from now on.
 std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory, const std::string &billing_weights,
-                             const Conf &conf, std::size_t budget, std::uint64_t seed);
+                             const Conf &conf, std::size_t budget, std::uint64_t seed,
+                             const PartitionLimits &limits = {});
 ClassProblem load_problem(const ClassRecord &c);
+// The partition limits recorded with the class (none for a class created before they were).
+PartitionLimits class_limits(const ClassRecord &c);
 
 // The objective of a trial: T (seconds per sample; per job when the app reports no samples) and
 // C (billing rate x T).  nullopt when the trial has no usable measurement.
