@@ -260,6 +260,14 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
       writable = shared->allow_users;
     }
   }
+  // The tasks of a job array share one request, so they would all run the same trial and only
+  // the first one's measurement would count: while a class tunes across jobs, an array is refused
+  // (once it converged, every task runs the best configuration and re-measures it).
+  if (req->is_array && writable &&
+      (c ? c->state == ClassState::tuning && c->settings.mode == "jobs" : wanted.mode == "jobs"))
+    throw_invalid("--autotune: class " + name + (c ? " is still tuning" : " is new") +
+                  ": every task of a job array would run the same trial, so arrays are refused until the "
+                  "class has converged; submit the tasks as separate jobs, or use --autotune-mode=steps");
   if (!c) {
     // A new class: its problem is fixed now (space, node types, billing weights, engine options).
     const Inventory inv = inventory_of(req);

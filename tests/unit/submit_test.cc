@@ -1,6 +1,6 @@
 // at_submit() for a converged class answers from memory while the store is unchanged, and
 // reads the store again as soon as anything changed it: ingest recording a new best from another
-// connection, or the class being forgotten.
+// connection, or the class being forgotten.  Job arrays wait until their class has converged.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -41,13 +41,14 @@ class SubmitCache : public test::SubmitFixture {
 
   // What ingest does, from a connection of its own: the trial ran and measured `samples_per_s`;
   // the class converges on `best`.
-  void finish_and_converge(Store &s, std::int64_t trial_id, double samples_per_s, std::int64_t best) {
+  void finish_and_converge(Store &s, std::int64_t trial_id, double samples_per_s, std::int64_t best,
+                           const std::string &cls = "sweep") {
     Measurement m;
     m.samples_per_s = samples_per_s;
     m.time_s = 1 / samples_per_s;
     m.cost = 2 / samples_per_s;
     ASSERT_TRUE(s.finish_trial(trial_id, TrialStatus::done, m, 1.0));
-    auto c = s.find_class(kUid, "sweep");
+    auto c = s.find_class(kUid, cls);
     Decision d;
     d.state = ClassState::converged;
     d.best_trial = best;
@@ -127,6 +128,40 @@ TEST_F(SubmitCache, ClassWithoutASuccessfulTrialRunsJobsAsSubmitted) {
               std::string::npos)
         << a.admin_comment;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The tasks of a job array share one request: while a class tunes across jobs an array is refused
+// (every task would run the same trial); once the class converged, every task runs the best.
+TEST_F(SubmitCache, JobArraysAreRefusedWhileTheClassTunes) {
+  const std::vector<std::string> env = {"AUTOTUNE_CLASS=arr",
+                                        "AUTOTUNE_SPACE=nodes=1-2,workers=1-2,ps=1,cpus-per-worker=1-2"};
+  at_submit_decision d;
+  std::string err;
+  EXPECT_EQ(try_submit(kUid, env, &d, &err, nullptr, {}, true), AT_EINVAL);
+  EXPECT_EQ(err, "--autotune: class arr is new: every task of a job array would run the same trial, so arrays are "
+                 "refused until the class has converged; submit the tasks as separate jobs, or use "
+                 "--autotune-mode=steps");
+  const at_submit_decision first = submit_env(kUid, env);  // a single job: trial 1, the class exists now
+  ASSERT_TRUE(first.rewrite);
+  Store s(Store::path_in(state_dir()), {false, false, 1000});
+  EXPECT_EQ(s.trials(s.find_class(kUid, "arr")->id).size(), 1u) << "the refused array created no trial";
+  EXPECT_EQ(try_submit(kUid, env, &d, &err, nullptr, {}, true), AT_EINVAL);
+  EXPECT_NE(err.find("class arr is still tuning: every task"), std::string::npos) << err;
+
+  const TrialRecord t1 = s.trials(s.find_class(kUid, "arr")->id).at(0);
+  finish_and_converge(s, t1.id, 1000, t1.id, "arr");
+  ASSERT_EQ(try_submit(kUid, env, &d, &err, nullptr, {}, true), AT_OK) << err;
+  EXPECT_TRUE(d.rewrite);
+  EXPECT_NE(std::string(d.admin_comment).find("best config=" + t1.config), std::string::npos) << d.admin_comment;
+
+  // In steps mode each task tunes inside its own allocation: arrays are fine.
+  ASSERT_EQ(try_submit(kUid, {"AUTOTUNE_CLASS=arrsteps", "AUTOTUNE_MODE=steps"}, &d, &err, nullptr, {}, true), AT_OK)
+      << err;
+  EXPECT_NE(std::string(d.admin_comment).find("mode=steps"), std::string::npos) << d.admin_comment;
 }
 
 }  // namespace

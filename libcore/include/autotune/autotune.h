@@ -97,6 +97,7 @@ typedef struct {
   at_inventory_fn inventory;       /* see above */
   void *inventory_ctx;
   at_partition_limits limits;      /* all 0: none */
+  int is_array;                    /* 1: a job array (sbatch --array): all its tasks share one request */
 } at_submit_request;
 
 #define AT_SUBMIT_MAX_ENV 12
