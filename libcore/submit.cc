@@ -232,6 +232,9 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   out->is_autotune = 1;
   const std::string name = cls;
   validate_class_name(name, "--autotune");
+  if (req->is_het)
+    throw_invalid("--autotune: class " + name + ": a heterogeneous job cannot be tuned (each component would "
+                  "be given a configuration of its own); submit a job of one component");
   const Conf &conf = current_conf(st);
   SpaceSpec space;
   const ClassSettings wanted = settings_from(req, conf, &space, st);  // validates every option

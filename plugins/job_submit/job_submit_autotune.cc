@@ -199,6 +199,7 @@ extern "C" int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **
   req.inventory = inventory_cb;
   req.inventory_ctx = &ctx;
   req.is_array = job_desc->array_inx && job_desc->array_inx[0] ? 1 : 0;
+  req.is_het = job_desc->het_job_offset != NO_VAL ? 1 : 0;
   if (const part_record_t *p = ctx.part) {
     at_partition_limits &l = req.limits;
     l.min_nodes = p->min_nodes > 1 && p->min_nodes != INFINITE ? p->min_nodes : 0;

@@ -37,7 +37,8 @@ class SubmitFixture : public ::testing::Test {
   // Submits a job of user `uid` with `env` (AUTOTUNE_CLASS=..., ...) from a partition with
   // `limits`; returns at_submit's code, with its message in *err.
   int try_submit(unsigned uid, std::vector<std::string> env, at_submit_decision *d, std::string *err,
-                 const char *billing_weights = nullptr, at_partition_limits limits = {}, bool array = false) {
+                 const char *billing_weights = nullptr, at_partition_limits limits = {}, bool array = false,
+                 bool het = false) {
     std::vector<char *> ptrs;
     for (auto &e : env) ptrs.push_back(e.data());
     at_submit_request req{};
@@ -49,6 +50,7 @@ class SubmitFixture : public ::testing::Test {
     req.inventory = four_nodes;
     req.limits = limits;
     req.is_array = array ? 1 : 0;
+    req.is_het = het ? 1 : 0;
     char buf[1024] = "";
     const int rc = at_submit(&req, d, buf, sizeof buf);
     *err = buf;

@@ -164,4 +164,19 @@ TEST_F(SubmitCache, JobArraysAreRefusedWhileTheClassTunes) {
   EXPECT_NE(std::string(d.admin_comment).find("mode=steps"), std::string::npos) << d.admin_comment;
 }
 
+// A component of a heterogeneous job is refused in every mode and state: each component would be
+// given a configuration (a trial) of its own.
+TEST_F(SubmitCache, HeterogeneousJobsAreRefused) {
+  at_submit_decision d;
+  std::string err;
+  for (const char *mode : {"AUTOTUNE_MODE=jobs", "AUTOTUNE_MODE=steps"}) {
+    EXPECT_EQ(try_submit(kUid, {"AUTOTUNE_CLASS=het", mode}, &d, &err, nullptr, {}, false, true), AT_EINVAL);
+    EXPECT_EQ(err, "--autotune: class het: a heterogeneous job cannot be tuned (each component would be given a "
+                   "configuration of its own); submit a job of one component");
+  }
+  const at_submit_decision one = submit_env(kUid, {"AUTOTUNE_CLASS=het"});
+  EXPECT_NE(std::string(one.admin_comment).find("class=het trial=1 "), std::string::npos)
+      << "the refused components took no trial: " << one.admin_comment;
+}
+
 }  // namespace

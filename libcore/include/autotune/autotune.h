@@ -98,6 +98,7 @@ typedef struct {
   void *inventory_ctx;
   at_partition_limits limits;      /* all 0: none */
   int is_array;                    /* 1: a job array (sbatch --array): all its tasks share one request */
+  int is_het;                      /* 1: a component of a heterogeneous job (hetjob) */
 } at_submit_request;
 
 #define AT_SUBMIT_MAX_ENV 12
