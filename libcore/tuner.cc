@@ -250,6 +250,22 @@ ClassProblem load_problem(const ClassRecord &c) {
   return p;
 }
 
+std::vector<std::int64_t> abandoned_trials(const std::vector<TrialRecord> &trials, const std::vector<TrialJob> &jobs,
+                                           double now, double grace) {
+  std::vector<std::int64_t> out;
+  for (const auto &t : trials) {
+    if (t.status != TrialStatus::pending || t.job_id) continue;
+    bool named = false, live = false;
+    for (const auto &j : jobs)
+      if (j.seq == t.seq) {
+        named = true;
+        live = live || !j.ended;
+      }
+    if (named ? !live : now - t.created > grace) out.push_back(t.id);
+  }
+  return out;
+}
+
 std::optional<TimeCost> time_cost(const ClassProblem &p, const TrialRecord &t) {
   if (!t.measurement) return std::nullopt;
   const Measurement &m = *t.measurement;

@@ -179,6 +179,53 @@ void record_node_speed(Store &store, const RunResult &r, double alpha) {
   }
 }
 
+// Slurm runs no hook for a job that ends before it starts (cancelled while pending, deadline
+// passed), so its trial would stay pending for ever, holding a configuration and a slot of the
+// budget.  Every hook of a job of the class looks for such trials among the jobs slurmctld still
+// knows (the owner's, or everyone's for a shared class) and drops them: their configurations go
+// back to the search.  Returns whether one was dropped.
+constexpr double kAbandonGraceS = 60;
+
+bool drop_abandoned(Store &store, const ClassRecord &c, const std::string &who) {
+  const std::vector<TrialRecord> trials = store.trials(c.id);
+  bool any = false;
+  for (const auto &t : trials) any = any || (t.status == TrialStatus::pending && !t.job_id);
+  if (!any) return false;
+  job_info_msg_t *msg = nullptr;
+  const int rc = c.shared ? slurm_load_jobs(0, &msg, SHOW_ALL) : slurm_load_job_user(&msg, c.owner, SHOW_ALL);
+  if (rc != SLURM_SUCCESS || !msg) {
+    log_line(who + ": cannot list the class's jobs (" + slurm_strerror(slurm_get_errno()) +
+             "); pending trials are left as they are");
+    return false;
+  }
+  std::vector<TrialJob> jobs;
+  for (std::uint32_t i = 0; i < msg->record_count; ++i) {
+    const slurm_job_info_t &j = msg->job_array[i];
+    const auto rec = parse_record(j.admin_comment ? j.admin_comment : "");
+    if (!rec || !rec->trial || rec->cls != c.name || rec->shared != c.shared) continue;
+    jobs.push_back({*rec->trial, (j.job_state & JOB_STATE_BASE) > JOB_SUSPENDED});
+  }
+  slurm_free_job_info_msg(msg);
+  bool dropped = false;
+  for (const std::int64_t id : abandoned_trials(trials, jobs, static_cast<double>(time(nullptr)), kAbandonGraceS)) {
+    for (const auto &t : trials)
+      if (t.id == id)
+        log_line(who + ": trial " + std::to_string(t.seq) + " " + t.config +
+                 " dropped: its job ended before it started (or is gone); the configuration goes back to the search");
+    store.drop_trial(id);
+    dropped = true;
+  }
+  return dropped;
+}
+
+// The class's state after a change, for the log.
+void log_refit(const std::string &who, const Decision &d) {
+  std::string next;
+  for (const auto &r : d.queue) next += (next.empty() ? "" : "; ") + r.config;
+  log_line(who + ": class " + to_string(d.state) + (d.state_reason.empty() ? "" : " (" + d.state_reason + ")") +
+           (next.empty() ? "" : "; next: " + next));
+}
+
 int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
   JobFacts f = load_job(job_id);
   auto rec = parse_record(f.admin_comment);
@@ -213,6 +260,7 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
                                       TrialStatus::running, job_id);
       store.mark_running(t.id, job_id, f.start > 0 ? f.start : static_cast<double>(time(nullptr)));
     }
+    if (may_record && drop_abandoned(store, *c, who)) log_refit(who, refit(store, c->id, conf));
     return 0;
   }
   if (!trial && !rec->best.empty() && may_record) {
@@ -332,6 +380,7 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
     log_line(who + ": no trial was recorded at submission; nothing to do");
     for (const auto &p : files) ::unlink(p.c_str());
   }
+  if (may_record && drop_abandoned(store, *c, who)) changed = true;
   if (changed) {
     Decision d = refit(store, c->id, conf);
     if (search && !search->winner.empty() && d.state == ClassState::tuning) {
@@ -345,10 +394,7 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
         log_line(who + ": the search's winner is not taken: " + e.what());
       }
     }
-    std::string next;
-    for (const auto &r : d.queue) next += (next.empty() ? "" : "; ") + r.config;
-    log_line(who + ": class " + to_string(d.state) + (d.state_reason.empty() ? "" : " (" + d.state_reason + ")") +
-             (next.empty() ? "" : "; next: " + next));
+    log_refit(who, d);
   }
   return 0;
 }

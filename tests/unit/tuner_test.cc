@@ -215,3 +215,29 @@ TEST_F(TunerTest, FailedTrialsAreNeverProposedAgain) {
   for (const auto &r : d.queue) EXPECT_NE(r.config, cfg(2, 2));
   for (const auto &r : d.queue) EXPECT_NE(r.config, cfg(1, 1));
 }
+
+// A pending trial whose job ended before it started (or is gone from slurmctld) is abandoned; one
+// whose job still waits, one that started (it has a job id) and a fresh one are kept.
+TEST(AbandonedTrials, OnlyTrialsWhoseJobWillNeverRun) {
+  auto trial = [](std::int64_t id, TrialStatus st, double created, std::optional<std::int64_t> job = std::nullopt) {
+    TrialRecord t;
+    t.id = t.seq = static_cast<int>(id);
+    t.status = st;
+    t.created = created;
+    t.job_id = job;
+    return t;
+  };
+  const std::vector<TrialRecord> trials = {
+      trial(1, TrialStatus::pending, 100),          // its job was cancelled while pending
+      trial(2, TrialStatus::pending, 100),          // its job still waits
+      trial(3, TrialStatus::pending, 100),          // no job names it, taken 900 s ago: gone
+      trial(4, TrialStatus::pending, 990),          // no job names it yet, taken 10 s ago
+      trial(5, TrialStatus::running, 100, 55),      // started
+      trial(6, TrialStatus::done, 100, 56),         // finished
+      trial(7, TrialStatus::pending, 100),          // requeued: one ended record, one waiting
+  };
+  const std::vector<TrialJob> jobs = {{1, true}, {2, false}, {5, true}, {6, true}, {7, true}, {7, false}};
+  EXPECT_EQ(abandoned_trials(trials, jobs, 1000, 60), (std::vector<std::int64_t>{1, 3}));
+  EXPECT_EQ(abandoned_trials(trials, jobs, 1000, 1000), (std::vector<std::int64_t>{1}));
+  EXPECT_TRUE(abandoned_trials(trials, {{1, false}, {2, false}, {3, false}, {7, false}}, 1000, 2000).empty());
+}
