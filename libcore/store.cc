@@ -560,6 +560,23 @@ void Store::drop_trial(std::int64_t trial_id) {
   txn.commit();
 }
 
+bool Store::requeue_trial(std::int64_t trial_id) {
+  Db &db = *db_;
+  Txn txn(db, Txn::Kind::write);
+  Stmt s(db,
+         "UPDATE trials SET status = 'pending', started = NULL WHERE id = ?1 AND status IN ('pending', 'running') "
+         "RETURNING class_id");
+  s.bind(1, trial_id);
+  const bool changed = s.step();
+  if (changed) {
+    const std::int64_t class_id = s.i64(0);
+    s.run();
+    bump(db, class_id);
+  }
+  txn.commit();
+  return changed;
+}
+
 std::vector<Recommendation> Store::queue(std::int64_t class_id) {
   std::vector<Recommendation> out;
   Stmt s(*db_,

@@ -254,10 +254,10 @@ std::vector<std::int64_t> abandoned_trials(const std::vector<TrialRecord> &trial
                                            double now, double grace) {
   std::vector<std::int64_t> out;
   for (const auto &t : trials) {
-    if (t.status != TrialStatus::pending || t.job_id) continue;
+    if (t.status != TrialStatus::pending) continue;
     bool named = false, live = false;
     for (const auto &j : jobs)
-      if (j.seq == t.seq) {
+      if ((j.seq > 0 && j.seq == t.seq) || (t.job_id && j.job_id == *t.job_id)) {
         named = true;
         live = live || !j.ended;
       }

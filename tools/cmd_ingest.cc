@@ -46,6 +46,7 @@ struct JobFacts {
   std::string nodes;
   double start = 0, end = 0;
   std::uint32_t exit_code = 0;
+  bool requeued = false;  // the job will run again (scontrol requeue, preemption with requeue)
 };
 
 const char *state_name(std::uint32_t state) {
@@ -78,6 +79,7 @@ JobFacts load_job(std::uint32_t id) {
   f.start = static_cast<double>(j.start_time);
   f.end = static_cast<double>(j.end_time);
   f.exit_code = j.exit_code;
+  f.requeued = (j.job_state & JOB_STATE_BASE) == JOB_PENDING || (j.job_state & (JOB_REQUEUE | JOB_REQUEUE_HOLD));
   return f;
 }
 
@@ -202,8 +204,8 @@ bool drop_abandoned(Store &store, const ClassRecord &c, const std::string &who) 
   for (std::uint32_t i = 0; i < msg->record_count; ++i) {
     const slurm_job_info_t &j = msg->job_array[i];
     const auto rec = parse_record(j.admin_comment ? j.admin_comment : "");
-    if (!rec || !rec->trial || rec->cls != c.name || rec->shared != c.shared) continue;
-    jobs.push_back({*rec->trial, (j.job_state & JOB_STATE_BASE) > JOB_SUSPENDED});
+    if (!rec || rec->cls != c.name || rec->shared != c.shared) continue;
+    jobs.push_back({rec->trial.value_or(0), j.job_id, (j.job_state & JOB_STATE_BASE) > JOB_SUSPENDED});
   }
   slurm_free_job_info_msg(msg);
   bool dropped = false;
@@ -335,7 +337,21 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
     std::string why;
     std::optional<Measurement> m;
     const std::string mine = incoming + "/" + std::to_string(job_id) + ".json";
-    if (f.state == "CANCELLED" && f.start <= 0) {
+    if (f.requeued) {
+      // The job runs again later: this run measured nothing that counts, and its trial waits.
+      for (const auto &p : files) ::unlink(p.c_str());
+      files.clear();
+      if (store.requeue_trial(trial->id)) {
+        log_line(who + ": requeued; trial " + std::to_string(trial->seq) + " waits for the job's next run");
+        changed = true;
+      }
+    } else if (f.state == "PREEMPTED" || f.state == "NODE_FAIL" || f.state == "BOOT_FAIL") {
+      // Interrupted from outside: not the configuration's fault, so it is not marked infeasible.
+      if (store.finish_trial(trial->id, TrialStatus::cancelled, std::nullopt, f.end,
+                             "interrupted (" + f.state + ")"))
+        log_line(who + ": " + f.state + "; trial " + std::to_string(trial->seq) + " not counted");
+      changed = true;
+    } else if (f.state == "CANCELLED" && f.start <= 0) {
       store.drop_trial(trial->id);  // it never ran: its configuration goes back to the search
       log_line(who + ": cancelled before it started; trial " + std::to_string(trial->seq) + " dropped");
       changed = true;

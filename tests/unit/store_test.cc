@@ -135,6 +135,28 @@ TEST_F(StoreTest, FinishTrialIsIdempotent) {
   EXPECT_FALSE(s.trial_by_job(7, 0));
 }
 
+TEST_F(StoreTest, ARequeuedTrialIsPendingAgainUntilItsJobRunsAgain) {
+  Store s = open();
+  ClassRecord c = s.ensure_class(1000, "mnist", settings());
+  TrialRecord t = s.add_trial(c.id, kCfgA, TrialOrigin::model, "ei", TrialStatus::pending);
+  s.mark_running(t.id, 7, 100.0);
+  const std::int64_t version = s.find_class_by_id(c.id)->version;
+  EXPECT_TRUE(s.requeue_trial(t.id));
+  TrialRecord back = *s.trial(t.id);
+  EXPECT_EQ(back.status, TrialStatus::pending);
+  EXPECT_FALSE(back.started);
+  EXPECT_EQ(back.job_id, 7) << "the job keeps its id when requeued";
+  EXPECT_GT(s.find_class_by_id(c.id)->version, version) << "the class changed: the tuner refits";
+  s.mark_running(t.id, 7, 150.0);
+  EXPECT_EQ(s.trial(t.id)->status, TrialStatus::running);
+  EXPECT_DOUBLE_EQ(*s.trial(t.id)->started, 150.0);
+  Measurement m;
+  m.samples_per_s = 10;
+  ASSERT_TRUE(s.finish_trial(t.id, TrialStatus::done, m, 200.0));
+  EXPECT_FALSE(s.requeue_trial(t.id)) << "a finished trial stays finished";
+  EXPECT_EQ(s.trial(t.id)->status, TrialStatus::done);
+}
+
 TEST_F(StoreTest, OneTrialPerJobStep) {
   Store s = open();
   ClassRecord c = s.ensure_class(1000, "mnist", settings());

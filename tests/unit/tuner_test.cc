@@ -234,10 +234,16 @@ TEST(AbandonedTrials, OnlyTrialsWhoseJobWillNeverRun) {
       trial(4, TrialStatus::pending, 990),          // no job names it yet, taken 10 s ago
       trial(5, TrialStatus::running, 100, 55),      // started
       trial(6, TrialStatus::done, 100, 56),         // finished
-      trial(7, TrialStatus::pending, 100),          // requeued: one ended record, one waiting
+      trial(7, TrialStatus::pending, 100),          // two records of its job: one ended, one waiting
+      trial(8, TrialStatus::pending, 100, 58),      // requeued re-measurement of a best: named by job id
+      trial(9, TrialStatus::pending, 100, 59),      // the same, but its job was then cancelled
   };
-  const std::vector<TrialJob> jobs = {{1, true}, {2, false}, {5, true}, {6, true}, {7, true}, {7, false}};
-  EXPECT_EQ(abandoned_trials(trials, jobs, 1000, 60), (std::vector<std::int64_t>{1, 3}));
-  EXPECT_EQ(abandoned_trials(trials, jobs, 1000, 1000), (std::vector<std::int64_t>{1}));
-  EXPECT_TRUE(abandoned_trials(trials, {{1, false}, {2, false}, {3, false}, {7, false}}, 1000, 2000).empty());
+  const std::vector<TrialJob> jobs = {{1, 51, true}, {2, 52, false}, {5, 55, true}, {6, 56, true},
+                                      {7, 57, true}, {7, 57, false}, {0, 58, false}, {0, 59, true}};
+  EXPECT_EQ(abandoned_trials(trials, jobs, 1000, 60), (std::vector<std::int64_t>{1, 3, 9}));
+  EXPECT_EQ(abandoned_trials(trials, jobs, 1000, 1000), (std::vector<std::int64_t>{1, 9}));
+  EXPECT_TRUE(abandoned_trials(trials, {{1, 51, false}, {2, 52, false}, {3, 53, false}, {7, 57, false}, {0, 58, false},
+                                        {0, 59, false}},
+                               1000, 2000)
+                  .empty());
 }

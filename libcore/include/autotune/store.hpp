@@ -182,6 +182,9 @@ class Store {
                     double when, const std::string &note = "");
   // Removes a trial that never ran (its job was cancelled before it started).
   void drop_trial(std::int64_t trial_id);
+  // A running trial whose job was requeued (scontrol requeue, preemption): pending again until the
+  // job's next run starts.  False (and nothing changed) when the trial has a final status.
+  bool requeue_trial(std::int64_t trial_id);
 
   // ---- recommendations
   std::vector<Recommendation> queue(std::int64_t class_id);

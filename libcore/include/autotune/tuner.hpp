@@ -92,18 +92,20 @@ ClassProblem load_problem(const ClassRecord &c);
 // The partition limits recorded with the class (none for a class created before they were).
 PartitionLimits class_limits(const ClassRecord &c);
 
-// A job of a class as slurmctld still knows it: the trial its AdminComment names, and whether it
-// has ended.
+// A job of a class as slurmctld still knows it: its id, the trial its AdminComment names (0: none,
+// e.g. a job of a converged class) and whether it has ended.
 struct TrialJob {
   int seq = 0;
+  std::int64_t job_id = 0;
   bool ended = false;
 };
 // The pending trials whose job will never run, by id.  A trial is pending from the submission
 // (job_submit took it) until its job starts (the PrologSlurmctld hook marks it running), and
-// Slurm runs no hook for a job that ends before it starts (cancelled while pending, deadline
-// passed): such a trial would hold its configuration and a slot of the budget for ever.  It is
-// abandoned when every job naming it has ended, or when none does and it was taken more than
-// `grace` seconds before `now` (the job is gone from slurmctld's memory).
+// again after its job was requeued; Slurm runs no hook for a job that ends before it starts
+// (cancelled while pending, deadline passed): such a trial would hold its configuration and a
+// slot of the budget for ever.  It is abandoned when every job naming it (by trial, or by job id
+// once it started) has ended, or when none does and it was taken more than `grace` seconds before
+// `now` (the job is gone from slurmctld's memory).
 std::vector<std::int64_t> abandoned_trials(const std::vector<TrialRecord> &trials, const std::vector<TrialJob> &jobs,
                                            double now, double grace);
 
