@@ -460,6 +460,16 @@ TrialRecord insert_trial(Db &db, std::int64_t class_id, const std::string &confi
   bump(db, class_id);
   return t;
 }
+
+// Runs `s`, a statement on one trial that ends "RETURNING class_id", and bumps that class's
+// version when it changed the trial.  Returns whether it did.
+bool change_trial(Db &db, Stmt &s) {
+  if (!s.step()) return false;
+  const std::int64_t class_id = s.i64(0);
+  s.run();
+  bump(db, class_id);
+  return true;
+}
 }  // namespace
 
 std::optional<TrialRecord> Store::take_recommendation(std::int64_t class_id, std::optional<std::int64_t> job_id) {
@@ -496,11 +506,7 @@ void Store::mark_running(std::int64_t trial_id, std::int64_t job_id, double when
          "UPDATE trials SET status = 'running', job_id = ?1, started = ?2 "
          "WHERE id = ?3 AND status IN ('pending', 'running') RETURNING class_id");
   s.bind(1, job_id).bind(2, when).bind(3, trial_id);
-  if (s.step()) {
-    const std::int64_t class_id = s.i64(0);
-    s.run();
-    bump(db, class_id);
-  }
+  change_trial(db, s);
   txn.commit();
 }
 
@@ -552,11 +558,7 @@ void Store::drop_trial(std::int64_t trial_id) {
   Txn txn(db, Txn::Kind::write);
   Stmt s(db, "DELETE FROM trials WHERE id = ?1 AND status = 'pending' RETURNING class_id");
   s.bind(1, trial_id);
-  if (s.step()) {
-    const std::int64_t class_id = s.i64(0);
-    s.run();
-    bump(db, class_id);
-  }
+  change_trial(db, s);
   txn.commit();
 }
 
@@ -567,12 +569,7 @@ bool Store::requeue_trial(std::int64_t trial_id) {
          "UPDATE trials SET status = 'pending', started = NULL WHERE id = ?1 AND status IN ('pending', 'running') "
          "RETURNING class_id");
   s.bind(1, trial_id);
-  const bool changed = s.step();
-  if (changed) {
-    const std::int64_t class_id = s.i64(0);
-    s.run();
-    bump(db, class_id);
-  }
+  const bool changed = change_trial(db, s);
   txn.commit();
   return changed;
 }
