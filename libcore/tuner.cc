@@ -243,7 +243,8 @@ ClassProblem load_problem(const ClassRecord &c) {
   }
   if (p.candidates.empty() && !over_limit.empty())
     throw_invalid("no configuration of the space " + p.space.format() + " is within the partition's limits (" +
-                  p.limits.describe() + "; e.g. " + over_limit + ")");
+                  p.limits.describe() + "; e.g. " + over_limit +
+                  "); give --autotune-space values within them, or submit to another partition");
   if (p.candidates.empty())
     throw_invalid("no configuration of the space " + p.space.format() +
                   " fits the nodes when every task gets the larger role's CPUs and memory");
