@@ -345,12 +345,6 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
         log_line(who + ": requeued; trial " + std::to_string(trial->seq) + " waits for the job's next run");
         changed = true;
       }
-    } else if (f.state == "PREEMPTED" || f.state == "NODE_FAIL" || f.state == "BOOT_FAIL") {
-      // Interrupted from outside: not the configuration's fault, so it is not marked infeasible.
-      if (store.finish_trial(trial->id, TrialStatus::cancelled, std::nullopt, f.end,
-                             "interrupted (" + f.state + ")"))
-        log_line(who + ": " + f.state + "; trial " + std::to_string(trial->seq) + " not counted");
-      changed = true;
     } else if (f.state == "CANCELLED" && f.start <= 0) {
       store.drop_trial(trial->id);  // it never ran: its configuration goes back to the search
       log_line(who + ": cancelled before it started; trial " + std::to_string(trial->seq) + " dropped");
@@ -378,10 +372,15 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
         why = e.code() == Errc::not_found ? "the job left no result (state " + f.state + ")" : "its result was rejected";
       }
       if (f.state == "TIMEOUT") status = TrialStatus::timeout;
-      if (status != TrialStatus::done && (f.state == "CANCELLED")) {
-        // Cancelled while running: not the configuration's fault.
-        store.finish_trial(trial->id, TrialStatus::cancelled, std::nullopt, f.end, "cancelled while running");
-        log_line(who + ": cancelled while running; trial " + std::to_string(trial->seq) + " not counted");
+      const bool cancelled = f.state == "CANCELLED";
+      if (status != TrialStatus::done &&
+          (cancelled || f.state == "PREEMPTED" || f.state == "NODE_FAIL" || f.state == "BOOT_FAIL")) {
+        // Stopped from outside (cancelled, preempted, a node failed): not the configuration's
+        // fault, so it is not counted and the configuration is not taken for infeasible.
+        store.finish_trial(trial->id, TrialStatus::cancelled, std::nullopt, f.end,
+                           cancelled ? "cancelled while running" : "interrupted (" + f.state + ")");
+        log_line(who + ": " + (cancelled ? "cancelled while running" : f.state) + "; trial " +
+                 std::to_string(trial->seq) + " not counted");
       } else if (store.finish_trial(trial->id, status, m, f.end > 0 ? f.end : static_cast<double>(time(nullptr)), why)) {
         log_line(who + ": trial " + std::to_string(trial->seq) + " " + trial->config + ": " + to_string(status) +
                  (why.empty() ? "" : " (" + why + ")") +
