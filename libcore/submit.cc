@@ -177,6 +177,21 @@ PartitionLimits limits_of(const at_submit_request *req) {
   p.max_cpus_per_node = count(l.max_cpus_per_node);
   p.max_mem_per_node_mb = l.max_mem_per_node_mb;
   p.max_mem_per_cpu_mb = l.max_mem_per_cpu_mb;
+  if (!req->accounting) return p;
+  at_accounting_limits a{};
+  req->accounting(req->accounting_ctx, &a);
+  AccountingLimits &q = p.accounting;
+  q.max_nodes = a.max_nodes;
+  q.max_cpus = a.max_cpus;
+  q.max_mem_mb = a.max_mem_mb;
+  q.max_gpus = a.max_gpus;
+  q.max_cpus_per_node = a.max_cpus_per_node;
+  q.max_mem_per_node_mb = a.max_mem_per_node_mb;
+  q.max_gpus_per_node = a.max_gpus_per_node;
+  q.min_nodes = a.min_nodes;
+  q.min_cpus = a.min_cpus;
+  q.min_mem_mb = a.min_mem_mb;
+  if (q.any()) q.text = a.text && *a.text ? a.text : "QOS or association";
   return p;
 }
 

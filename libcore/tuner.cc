@@ -89,6 +89,42 @@ std::string PartitionLimits::describe() const {
   return out;
 }
 
+bool AccountingLimits::any() const {
+  return max_nodes || max_cpus || max_mem_mb || max_gpus || max_cpus_per_node || max_mem_per_node_mb ||
+         max_gpus_per_node || min_nodes || min_cpus || min_mem_mb;
+}
+
+std::string AccountingLimits::violation(const SlurmRequest &r) const {
+  const std::uint64_t nodes = static_cast<std::uint64_t>(r.nodes);
+  const std::uint64_t cpus = static_cast<std::uint64_t>(r.ntasks) * static_cast<std::uint64_t>(r.cpus_per_task);
+  const std::uint64_t mem = cpus * r.mem_per_cpu_mb;  // Slurm's memory TRES of a --mem-per-cpu job
+  const std::uint64_t gpus = static_cast<std::uint64_t>(r.ntasks) * static_cast<std::uint64_t>(r.gpus_per_task);
+  const std::uint64_t per_node_tasks = static_cast<std::uint64_t>(r.max_tasks_per_node());
+  struct Bound {
+    std::uint64_t asked, limit;
+    bool at_least;
+    const char *what;
+  };
+  const Bound bounds[] = {
+      {nodes, max_nodes, false, "nodes"},
+      {cpus, max_cpus, false, "CPUs"},
+      {mem, max_mem_mb, false, "MB of memory"},
+      {gpus, max_gpus, false, "GPUs"},
+      {static_cast<std::uint64_t>(r.cpus_per_node()), max_cpus_per_node, false, "CPUs per node"},
+      {r.mem_per_node_mb(), max_mem_per_node_mb, false, "MB of memory per node"},
+      {static_cast<std::uint64_t>(r.gpus_per_task) * per_node_tasks, max_gpus_per_node, false, "GPUs per node"},
+      {nodes, min_nodes, true, "nodes"},
+      {cpus, min_cpus, true, "CPUs"},
+      {mem, min_mem_mb, true, "MB of memory"},
+  };
+  for (const Bound &b : bounds) {
+    if (b.limit == 0 || (b.at_least ? b.asked >= b.limit : b.asked <= b.limit)) continue;
+    return "asks for " + std::to_string(b.asked) + " " + b.what + (b.at_least ? ", at least " : ", at most ") +
+           std::to_string(b.limit);
+  }
+  return "";
+}
+
 std::string PartitionLimits::violation(const SlurmRequest &r) const {
   if (min_nodes > 0 && r.nodes < min_nodes)
     return "asks for " + std::to_string(r.nodes) + (r.nodes == 1 ? " node" : " nodes") + ", MinNodes=" +
@@ -104,7 +140,7 @@ std::string PartitionLimits::violation(const SlurmRequest &r) const {
   if (max_mem_per_cpu_mb > 0 && r.mem_per_cpu_mb > max_mem_per_cpu_mb)
     return "asks for " + std::to_string(r.mem_per_cpu_mb) + " MB per CPU, MaxMemPerCPU=" +
            std::to_string(max_mem_per_cpu_mb);
-  return "";
+  return accounting.violation(r);
 }
 
 std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory, const std::string &billing_weights,
@@ -147,6 +183,18 @@ std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory,
                    {"max_cpus_per_node", limits.max_cpus_per_node},
                    {"max_mem_per_node_mb", limits.max_mem_per_node_mb},
                    {"max_mem_per_cpu_mb", limits.max_mem_per_cpu_mb}};
+  if (const AccountingLimits &a = limits.accounting; a.any())
+    j["accounting_limits"] = {{"max_nodes", a.max_nodes},
+                              {"max_cpus", a.max_cpus},
+                              {"max_mem_mb", a.max_mem_mb},
+                              {"max_gpus", a.max_gpus},
+                              {"max_cpus_per_node", a.max_cpus_per_node},
+                              {"max_mem_per_node_mb", a.max_mem_per_node_mb},
+                              {"max_gpus_per_node", a.max_gpus_per_node},
+                              {"min_nodes", a.min_nodes},
+                              {"min_cpus", a.min_cpus},
+                              {"min_mem_mb", a.min_mem_mb},
+                              {"text", a.text}};
   return j.dump();
 }
 
@@ -167,6 +215,21 @@ T get_or(const json &j, const char *key, T fallback) {
 
 PartitionLimits limits_of(const json &extra) {
   PartitionLimits p;
+  if (extra.contains("accounting_limits")) {
+    const json &a = extra["accounting_limits"];
+    AccountingLimits &q = p.accounting;
+    q.max_nodes = get_or<std::uint64_t>(a, "max_nodes", 0);
+    q.max_cpus = get_or<std::uint64_t>(a, "max_cpus", 0);
+    q.max_mem_mb = get_or<std::uint64_t>(a, "max_mem_mb", 0);
+    q.max_gpus = get_or<std::uint64_t>(a, "max_gpus", 0);
+    q.max_cpus_per_node = get_or<std::uint64_t>(a, "max_cpus_per_node", 0);
+    q.max_mem_per_node_mb = get_or<std::uint64_t>(a, "max_mem_per_node_mb", 0);
+    q.max_gpus_per_node = get_or<std::uint64_t>(a, "max_gpus_per_node", 0);
+    q.min_nodes = get_or<std::uint64_t>(a, "min_nodes", 0);
+    q.min_cpus = get_or<std::uint64_t>(a, "min_cpus", 0);
+    q.min_mem_mb = get_or<std::uint64_t>(a, "min_mem_mb", 0);
+    q.text = get_or<std::string>(a, "text", "");
+  }
   if (!extra.contains("limits")) return p;
   const json &l = extra["limits"];
   p.min_nodes = get_or<int>(l, "min_nodes", 0);
@@ -241,10 +304,19 @@ ClassProblem load_problem(const ClassRecord &c) {
     cand.billing_rate = billing_rate(cand.config, p.billing);
     p.candidates.push_back(std::move(cand));
   }
-  if (p.candidates.empty() && !over_limit.empty())
-    throw_invalid("no configuration of the space " + p.space.format() + " is within the partition's limits (" +
-                  p.limits.describe() + "; e.g. " + over_limit +
-                  "); give --autotune-space values within them, or submit to another partition");
+  if (p.candidates.empty() && !over_limit.empty()) {
+    const bool part = p.limits.any(), acct = p.limits.accounting.any();
+    std::string which, elsewhere;
+    if (part) which = "the partition's limits (" + p.limits.describe() + (acct ? ")" : "");
+    if (part && acct) which += " and ";
+    if (acct) which += "the job's QOS and association limits (" + p.limits.accounting.text;
+    if (part && acct)
+      elsewhere = "submit elsewhere";
+    else
+      elsewhere = part ? "submit to another partition" : "use another QOS or account";
+    throw_invalid("no configuration of the space " + p.space.format() + " is within " + which + "; e.g. " +
+                  over_limit + "); give --autotune-space values within them, or " + elsewhere);
+  }
   if (p.candidates.empty())
     throw_invalid("no configuration of the space " + p.space.format() +
                   " fits the nodes when every task gets the larger role's CPUs and memory");

@@ -41,11 +41,11 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   if (a.flag("help")) {
     std::printf(
         "usage: autotune show CLASS [--user USER] [--json]\n\n"
-        "The class's settings and the partition limits it was created with; every trial of the\n"
-        "class with its configuration, measurement (samples/s, time, cost) and score, the\n"
-        "recommendations queued for the next jobs, and why the winner won: its score against the\n"
-        "runner-up's, and the model's predicted score and uncertainty for the untried\n"
-        "configurations nearest to it.  Lower scores are better:\n"
+        "The class's settings and the partition and accounting (QOS, association) limits it was\n"
+        "created with; every trial of the class with its configuration, measurement (samples/s,\n"
+        "time, cost) and score, the recommendations queued for the next jobs, and why the winner\n"
+        "won: its score against the runner-up's, and the model's predicted score and uncertainty\n"
+        "for the untried configurations nearest to it.  Lower scores are better:\n"
         "score = (1-gamma)*T/T_ref + gamma*C/C_ref, with the first successful trial as reference.\n\n"
         "  --user USER  another user's class (root and SlurmUser only)\n"
         "  --json       the class, its trials and the explanation as JSON\n");
@@ -68,8 +68,11 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   std::printf("\nsettings: gamma=%s budget=%d mode=%s probe-batches=%d space=%s\n", num(c.settings.gamma).c_str(),
               c.settings.budget, c.settings.mode.c_str(), c.settings.probe_batches,
               c.settings.space.empty() ? "(site default)" : c.settings.space.c_str());
-  if (const PartitionLimits l = class_limits(c); l.any())
-    std::printf("partition limits: %s (no configuration beyond them is tried)\n", l.describe().c_str());
+  const PartitionLimits limits = class_limits(c);
+  if (limits.any())
+    std::printf("partition limits: %s (no configuration beyond them is tried)\n", limits.describe().c_str());
+  if (limits.accounting.any())
+    std::printf("accounting limits: %s (no configuration beyond them is tried)\n", limits.accounting.text.c_str());
   if (c.t_ref && c.c_ref)
     std::printf("references: T_ref=%s C_ref=%s (the first successful trial)\n", num(*c.t_ref).c_str(),
                 num(*c.c_ref).c_str());

@@ -8,7 +8,9 @@
 // outside slurmctld).  A store that is locked or unreadable, or a broken autotune.conf, never
 // blocks a submission: the job is accepted unchanged and the reason logged.  No exception
 // crosses into slurmctld (the C API is the firewall).  A job without --autotune is untouched.
+#include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <tuple>
@@ -19,6 +21,7 @@ extern "C" {
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
+#include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
 #include "src/common/env.h"
 #include "src/common/log.h"
@@ -167,6 +170,153 @@ void rewrite(job_desc_msg_t *jd, const at_submit_decision &d) {
   }
 }
 
+// ---- accounting limits ---------------------------------------------------------------------
+// With AccountingStorageEnforce=limits, slurmctld keeps a job pending for ever (or, with a QOS
+// flagged DenyOnLimit, refuses it) when its request exceeds a per-job limit of its QOS or
+// association.  These are the limits acct_policy.c applies to one job, reduced to bounds on the
+// job's nodes, CPUs, memory and GPUs: for each resource the first QOS that sets a limit (the
+// partition's QOS before the job's, unless the job's has OverPartQOS) and, where no QOS sets it,
+// the association's (MaxTRES and MaxTRESPerNode of the job's association, GrpTRES of it and of
+// every account above it, scaled by the QOS's LimitFactor).  A group or per-user limit smaller
+// than one job is a bound on one job too.
+
+struct AcctCtx {
+  const job_desc_msg_t *jd;
+  part_record_t *part;
+  uint32_t uid;
+  std::string text;  // storage for at_accounting_limits.text
+};
+
+bool limit_set(uint64_t v) { return v != INFINITE64 && v != NO_VAL64 && v > 0; }
+
+// Tightest bound per resource, and the text naming where each binding one comes from.
+struct Bounds {
+  uint64_t value[4] = {0, 0, 0, 0};  // cpu, mem, node, gpu; 0 = none
+  std::string origin[4];
+  void offer(int r, uint64_t v, const std::string &where, bool at_least = false) {
+    if (!limit_set(v)) return;
+    if (value[r] == 0 || (at_least ? v > value[r] : v < value[r])) {
+      value[r] = v;
+      origin[r] = where;
+    }
+  }
+};
+
+const char *const kResName[4] = {"cpu", "mem", "node", "gres/gpu"};
+
+void accounting_limits(AcctCtx *ctx, at_accounting_limits *out) {
+  slurmdb_assoc_rec_t want;
+  memset(&want, 0, sizeof want);
+  want.uid = ctx->uid;
+  want.acct = ctx->jd->account && ctx->jd->account[0] ? ctx->jd->account : nullptr;
+  want.partition = ctx->part ? ctx->part->name : nullptr;
+  slurmdb_assoc_rec_t *assoc = nullptr;
+  if (assoc_mgr_fill_in_assoc(acct_db_conn, &want, accounting_enforce, &assoc, true) != SLURM_SUCCESS || !assoc)
+    return;  // Slurm refuses the job itself (no association)
+  slurmdb_qos_rec_t qwant;
+  memset(&qwant, 0, sizeof qwant);
+  qwant.name = ctx->jd->qos && ctx->jd->qos[0] ? ctx->jd->qos : nullptr;
+  assoc_mgr_get_default_qos_info(assoc, &qwant);
+  slurmdb_qos_rec_t *job_qos = nullptr;
+  if (assoc_mgr_fill_in_qos(acct_db_conn, &qwant, accounting_enforce, &job_qos, true) != SLURM_SUCCESS)
+    job_qos = nullptr;
+  slurmdb_qos_rec_t *part_qos = ctx->part ? ctx->part->qos_ptr : nullptr;
+  slurmdb_qos_rec_t *q1 = job_qos, *q2 = nullptr;
+  if (job_qos && part_qos && job_qos != part_qos) {
+    if (job_qos->flags & QOS_FLAG_OVER_PART_QOS) q2 = part_qos;
+    else { q1 = part_qos; q2 = job_qos; }
+  } else if (!job_qos) {
+    q1 = part_qos;
+  }
+  slurmdb_tres_rec_t gpu_rec;
+  memset(&gpu_rec, 0, sizeof gpu_rec);
+  gpu_rec.type = const_cast<char *>("gres");
+  gpu_rec.name = const_cast<char *>("gpu");
+  const int pos[4] = {TRES_ARRAY_CPU, TRES_ARRAY_MEM, TRES_ARRAY_NODE, assoc_mgr_find_tres_pos(&gpu_rec, true)};
+  auto at = [&](const uint64_t *arr, int r) -> uint64_t {
+    return arr && pos[r] >= 0 && static_cast<uint32_t>(pos[r]) < g_tres_count ? arr[pos[r]] : INFINITE64;
+  };
+  double factor = -1;
+  for (slurmdb_qos_rec_t *q : {q1, q2})
+    if (q && factor < 0 && q->limit_factor > 0 && q->limit_factor < static_cast<double>(INFINITE)) factor = q->limit_factor;
+  auto scaled = [&](uint64_t v) {
+    return factor > 0 && limit_set(v) ? static_cast<uint64_t>(static_cast<double>(v) * factor) : v;
+  };
+  auto qos_name = [](const slurmdb_qos_rec_t *q) { return std::string("QOS ") + (q->name ? q->name : "?"); };
+  std::string assoc_name = std::string("association of user ") + (assoc->user ? assoc->user : "?") + ", account " +
+                           (assoc->acct ? assoc->acct : "?");
+
+  Bounds max_job, max_node, min_job;
+  for (int r = 0; r < 4; ++r) {
+    // The first QOS that sets each kind of limit decides it.
+    bool qos_pj = false, qos_pn = false, qos_grp = false;
+    for (slurmdb_qos_rec_t *q : {q1, q2}) {
+      if (!q) continue;
+      if (!qos_pj && limit_set(at(q->max_tres_pj_ctld, r))) {
+        max_job.offer(r, at(q->max_tres_pj_ctld, r), qos_name(q) + ": MaxTRESPerJob");
+        qos_pj = true;
+      }
+      if (!qos_pn && limit_set(at(q->max_tres_pn_ctld, r))) {
+        max_node.offer(r, at(q->max_tres_pn_ctld, r), qos_name(q) + ": MaxTRESPerNode");
+        qos_pn = true;
+      }
+      if (!qos_grp && limit_set(at(q->grp_tres_ctld, r))) {
+        max_job.offer(r, at(q->grp_tres_ctld, r), qos_name(q) + ": GrpTRES");
+        qos_grp = true;
+      }
+      max_job.offer(r, at(q->max_tres_pu_ctld, r), qos_name(q) + ": MaxTRESPerUser");
+      max_job.offer(r, at(q->max_tres_pa_ctld, r), qos_name(q) + ": MaxTRESPerAccount");
+      min_job.offer(r, at(q->min_tres_pj_ctld, r), qos_name(q) + ": MinTRESPerJob", true);
+    }
+    if (!qos_pj) max_job.offer(r, scaled(at(assoc->max_tres_ctld, r)), assoc_name + ": MaxTRES");
+    if (!qos_pn) max_node.offer(r, scaled(at(assoc->max_tres_pn_ctld, r)), assoc_name + ": MaxTRESPerNode");
+    if (!qos_grp)
+      for (slurmdb_assoc_rec_t *a = assoc; a; a = a->usage ? a->usage->parent_assoc_ptr : nullptr)
+        max_job.offer(r, scaled(at(a->grp_tres_ctld, r)),
+                      a == assoc ? assoc_name + ": GrpTRES"
+                                 : std::string("association of account ") + (a->acct ? a->acct : "?") + ": GrpTRES");
+  }
+  out->max_cpus = max_job.value[0];
+  out->max_mem_mb = max_job.value[1];
+  out->max_nodes = max_job.value[2];
+  out->max_gpus = max_job.value[3];
+  out->max_cpus_per_node = max_node.value[0];
+  out->max_mem_per_node_mb = max_node.value[1];
+  out->max_gpus_per_node = max_node.value[3];
+  out->min_cpus = min_job.value[0];
+  out->min_mem_mb = min_job.value[1];
+  out->min_nodes = min_job.value[2];
+  // "QOS small: MaxTRESPerJob=cpu=4,node=2; association of user u, account a: GrpTRES=mem=2000M"
+  std::vector<std::pair<std::string, std::string>> groups;
+  for (const Bounds *b : {&max_job, &max_node, &min_job})
+    for (int r = 0; r < 4; ++r) {
+      if (!b->value[r]) continue;
+      const std::string item = std::string(kResName[r]) + "=" + std::to_string(b->value[r]) + (r == 1 ? "M" : "");
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto &g) { return g.first == b->origin[r]; });
+      if (it == groups.end()) groups.emplace_back(b->origin[r], item);
+      else it->second += "," + item;
+    }
+  ctx->text.clear();
+  for (const auto &[where, items] : groups) {
+    // "QOS small: MaxTRESPerJob" + "=cpu=4,node=2"
+    ctx->text += (ctx->text.empty() ? "" : "; ") + where + "=" + items;
+  }
+  out->text = ctx->text.c_str();
+}
+
+void accounting_cb(void *vctx, at_accounting_limits *out) {
+  if (!(accounting_enforce & ACCOUNTING_ENFORCE_LIMITS)) return;
+  assoc_mgr_lock_t locks;
+  memset(&locks, 0, sizeof locks);
+  locks.assoc = READ_LOCK;
+  locks.qos = READ_LOCK;
+  locks.tres = READ_LOCK;
+  locks.user = READ_LOCK;
+  assoc_mgr_lock(&locks);
+  accounting_limits(static_cast<AcctCtx *>(vctx), out);
+  assoc_mgr_unlock(&locks);
+}
+
 }  // namespace
 
 extern "C" int init(void) {
@@ -200,6 +350,9 @@ extern "C" int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **
   req.inventory_ctx = &ctx;
   req.is_array = job_desc->array_inx && job_desc->array_inx[0] ? 1 : 0;
   req.is_het = job_desc->het_job_offset != NO_VAL ? 1 : 0;
+  AcctCtx acct{job_desc, ctx.part, req.uid, {}};
+  req.accounting = accounting_cb;
+  req.accounting_ctx = &acct;
   if (const part_record_t *p = ctx.part) {
     at_partition_limits &l = req.limits;
     l.min_nodes = p->min_nodes > 1 && p->min_nodes != INFINITE ? p->min_nodes : 0;

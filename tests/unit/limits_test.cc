@@ -1,7 +1,7 @@
-// Partition limits (MinNodes, MaxNodes, MaxCPUsPerNode, MaxMemPerNode, MaxMemPerCPU): a
-// configuration whose Slurm request breaks one is no candidate of a new class, because Slurm
-// would keep its job pending for ever; a space with nothing within them is refused at submission
-// with the limit named.
+// Partition limits (MinNodes, MaxNodes, MaxCPUsPerNode, MaxMemPerNode, MaxMemPerCPU) and the
+// accounting limits of the job's QOS and association: a configuration whose Slurm request breaks
+// one is no candidate of a new class, because Slurm would keep its job pending for ever; a space
+// with nothing within them is refused at submission with the limit named.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,6 +10,7 @@
 #include "autotune/conf.hpp"
 #include "autotune/config.hpp"
 #include "autotune/error.hpp"
+#include "autotune/store.hpp"
 #include "autotune/tuner.hpp"
 #include "submit_fixture.hpp"
 
@@ -49,6 +50,49 @@ TEST(PartitionLimits, EachLimitNamesWhatBreaksIt) {
   EXPECT_EQ(l.violation(request(2, 2, 1, 3500)), "asks for 3500 MB per CPU, MaxMemPerCPU=3000");
   // Exactly at a limit is within it.
   EXPECT_EQ(l.violation(request(3, 3, 4, 2000)), "");
+}
+
+TEST(AccountingLimits, EachBoundNamesWhatBreaksIt) {
+  AccountingLimits none;
+  EXPECT_FALSE(none.any());
+  EXPECT_EQ(none.violation(request(64, 128, 8, 100000)), "");
+
+  AccountingLimits a;
+  a.max_nodes = 3;
+  a.max_cpus = 8;
+  a.max_mem_mb = 8000;
+  a.max_cpus_per_node = 4;
+  a.max_mem_per_node_mb = 6000;
+  a.min_cpus = 2;
+  EXPECT_TRUE(a.any());
+  EXPECT_EQ(a.violation(request(2, 4, 2, 1000)), "");  // 8 CPUs, 8000 MB, 4 CPUs and 4000 MB per node
+  EXPECT_EQ(a.violation(request(4, 4, 1, 1000)), "asks for 4 nodes, at most 3");
+  EXPECT_EQ(a.violation(request(3, 9, 1, 100)), "asks for 9 CPUs, at most 8");
+  // Memory is Slurm's TRES of a --mem-per-cpu job: CPUs x MB per CPU.
+  EXPECT_EQ(a.violation(request(3, 3, 2, 1500)), "asks for 9000 MB of memory, at most 8000");
+  EXPECT_EQ(a.violation(request(1, 3, 2, 100)), "asks for 6 CPUs per node, at most 4");
+  EXPECT_EQ(a.violation(request(1, 2, 2, 1600)), "asks for 6400 MB of memory per node, at most 6000");
+  EXPECT_EQ(a.violation(request(1, 1, 1, 100)), "asks for 1 CPUs, at least 2");
+
+  AccountingLimits g;
+  g.max_gpus = 2;
+  g.max_gpus_per_node = 1;
+  SlurmRequest r = request(2, 2, 1, 100);
+  r.gpus_per_task = 1;
+  EXPECT_EQ(g.violation(r), "");
+  r.ntasks = 4;
+  EXPECT_EQ(g.violation(r), "asks for 4 GPUs, at most 2");
+  r.nodes = 1;
+  r.ntasks = 2;
+  EXPECT_EQ(g.violation(r), "asks for 2 GPUs per node, at most 1");
+
+  // A partition's violation() covers its accounting limits too, after its own.
+  PartitionLimits p;
+  p.max_nodes = 2;
+  p.accounting.max_cpus = 2;
+  EXPECT_FALSE(p.describe().empty());
+  EXPECT_EQ(p.violation(request(3, 1, 1, 100)), "asks for 3 nodes, MaxNodes=2");
+  EXPECT_EQ(p.violation(request(2, 4, 1, 100)), "asks for 4 CPUs, at most 2");
 }
 
 // A class of nodes=1-4, workers=1-4, cpus-per-worker=1-2 on four 2-CPU, 4000 MB nodes.
@@ -143,6 +187,80 @@ TEST_F(SubmitLimits, ASpaceBeyondThemIsRefusedWithTheLimitNamed) {
   const at_submit_decision ok = submit_env(77, {"AUTOTUNE_CLASS=big", "AUTOTUNE_SPACE=nodes=3-4,workers=4"});
   EXPECT_TRUE(ok.rewrite);
   EXPECT_GE(ok.nodes, 3u);
+}
+
+TEST_F(SubmitLimits, EveryTrialOfANewClassIsWithinTheJobsAccountingLimits) {
+  at_accounting_limits a{};
+  a.max_cpus = 3;         // e.g. QOS MaxTRESPerJob=cpu=3
+  a.max_mem_per_node_mb = 3000;
+  a.text = "QOS small: MaxTRESPerJob=cpu=3; QOS small: MaxTRESPerNode=mem=3000M";
+  set_accounting(a);
+  const std::vector<std::string> env = {"AUTOTUNE_CLASS=acct", "AUTOTUNE_BUDGET=8",
+                                        "AUTOTUNE_SPACE=nodes=1-4,workers=1-4,ps=0,cpus-per-worker=1-2,"
+                                        "mem-per-worker=1G-2G"};
+  int rewritten = 0;
+  for (int k = 0; k < 8; ++k) {
+    const at_submit_decision d = submit_env(77, env);
+    ASSERT_TRUE(d.is_autotune);
+    if (!d.rewrite) break;
+    ++rewritten;
+    const unsigned cpus = d.ntasks * d.cpus_per_task;
+    const unsigned long long per_node = d.mem_per_cpu_mb * d.cpus_per_task * ((d.ntasks + d.nodes - 1) / d.nodes);
+    EXPECT_LE(cpus, 3u) << d.admin_comment;
+    EXPECT_LE(per_node, 3000u) << d.admin_comment;
+  }
+  EXPECT_GE(rewritten, 3);
+  // Asked once, when the class was created; its later jobs do not look the limits up again.
+  EXPECT_EQ(acct_calls_, 1);
+}
+
+TEST_F(SubmitLimits, ASpaceBeyondTheAccountingLimitsIsRefusedNamingThem) {
+  at_accounting_limits a{};
+  a.max_nodes = 2;
+  a.text = "QOS small: MaxTRESPerJob=node=2";
+  set_accounting(a);
+  at_submit_decision d;
+  std::string err;
+  EXPECT_EQ(try_submit(77, {"AUTOTUNE_CLASS=big", "AUTOTUNE_SPACE=nodes=3-4,workers=4"}, &d, &err), AT_EINVAL);
+  EXPECT_NE(err.find("is within the job's QOS and association limits (QOS small: MaxTRESPerJob=node=2; e.g. "
+                     "nodes=3,workers=4"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("asks for 3 nodes, at most 2); give --autotune-space values within them, or use another QOS "
+                     "or account"),
+            std::string::npos)
+      << err;
+  // Both kinds at once name both.
+  at_partition_limits l{};
+  l.max_cpus_per_node = 1;
+  EXPECT_EQ(try_submit(77, {"AUTOTUNE_CLASS=big", "AUTOTUNE_SPACE=nodes=3-4,workers=4"}, &d, &err, nullptr, l),
+            AT_EINVAL);
+  EXPECT_NE(err.find("is within the partition's limits (MaxCPUsPerNode=1) and the job's QOS and association limits "
+                     "(QOS small: MaxTRESPerJob=node=2; e.g."),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("or submit elsewhere"), std::string::npos) << err;
+}
+
+TEST_F(SubmitLimits, TheClassKeepsItsAccountingLimits) {
+  at_accounting_limits a{};
+  a.max_nodes = 1;
+  a.min_cpus = 2;
+  a.text = "association of user u, account a: MaxTRES=node=1";
+  set_accounting(a);
+  ASSERT_TRUE(submit_env(77, {"AUTOTUNE_CLASS=kept", "AUTOTUNE_SPACE=nodes=1-4,workers=1-4,ps=0"}).rewrite);
+  Store store(Store::path_in(state_dir()), {false, false, 1000});
+  const auto c = store.find_class(77, "kept");
+  ASSERT_TRUE(c);
+  const PartitionLimits l = class_limits(*c);
+  EXPECT_FALSE(l.any());
+  EXPECT_EQ(l.accounting.max_nodes, 1u);
+  EXPECT_EQ(l.accounting.min_cpus, 2u);
+  EXPECT_EQ(l.accounting.text, "association of user u, account a: MaxTRES=node=1");
+  for (const auto &cand : load_problem(*c).candidates) {
+    EXPECT_EQ(cand.config.counts.nodes, 1) << cand.config.format();
+    EXPECT_GE(cand.config.counts.workers * cand.config.worker.cpus, 2) << cand.config.format();
+  }
 }
 
 }  // namespace

@@ -51,6 +51,14 @@ class SubmitFixture : public ::testing::Test {
     req.limits = limits;
     req.is_array = array ? 1 : 0;
     req.is_het = het ? 1 : 0;
+    if (acct_given_) {
+      req.accounting = [](void *ctx, at_accounting_limits *out) {
+        auto *self = static_cast<SubmitFixture *>(ctx);
+        ++self->acct_calls_;
+        *out = self->acct_;
+      };
+      req.accounting_ctx = this;
+    }
     char buf[1024] = "";
     const int rc = at_submit(&req, d, buf, sizeof buf);
     *err = buf;
@@ -66,6 +74,15 @@ class SubmitFixture : public ::testing::Test {
   }
 
   std::string state_dir() const { return dir_ + "/state"; }
+  // What the accounting callback reports from now on (as the plugin does for a job whose QOS or
+  // association limits apply), and how often at_submit asked.
+  void set_accounting(const at_accounting_limits &a) {
+    acct_ = a;
+    acct_given_ = true;
+  }
+  int acct_calls_ = 0;
+  at_accounting_limits acct_{};
+  bool acct_given_ = false;
 
   std::string dir_;
 };

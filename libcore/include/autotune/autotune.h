@@ -88,6 +88,28 @@ typedef struct {
   unsigned long long max_mem_per_node_mb, max_mem_per_cpu_mb;
 } at_partition_limits;
 
+/*
+ * The limits accounting puts on one job's request when slurmctld enforces them
+ * (AccountingStorageEnforce=limits): the job's QOS and its partition's QOS (MaxTRESPerJob,
+ * MaxTRESPerNode, MinTRESPerJob, and GrpTRES, MaxTRESPerUser, MaxTRESPerAccount, which no single
+ * job may exceed either) and, for each resource no QOS limits, its association's (MaxTRES,
+ * MaxTRESPerNode, and GrpTRES up the account tree).  Memory in MB; 0 = no limit.  A new class
+ * keeps only configurations whose request respects them.  `text` says where they come from, for
+ * messages (e.g. "QOS small: MaxTRESPerJob=cpu=4,node=2"); NULL when there are none.
+ */
+typedef struct {
+  unsigned long long max_nodes, max_cpus, max_mem_mb, max_gpus;
+  unsigned long long max_cpus_per_node, max_mem_per_node_mb, max_gpus_per_node;
+  unsigned long long min_nodes, min_cpus, min_mem_mb;
+  const char *text;
+} at_accounting_limits;
+
+/*
+ * Fills the job's accounting limits (*out starts all 0).  Called only when a new class is
+ * created; `text` must stay valid until at_submit() returns.
+ */
+typedef void (*at_accounting_fn)(void *ctx, at_accounting_limits *out);
+
 typedef struct {
   unsigned int uid;                /* the submitting user */
   char *const *spank_env;          /* the job's SPANK environment ("AUTOTUNE_CLASS=..." etc.) */
@@ -97,6 +119,8 @@ typedef struct {
   at_inventory_fn inventory;       /* see above */
   void *inventory_ctx;
   at_partition_limits limits;      /* all 0: none */
+  at_accounting_fn accounting;     /* the job's QOS and association limits; NULL: none */
+  void *accounting_ctx;
   int is_array;                    /* 1: a job array (sbatch --array): all its tasks share one request */
   int is_het;                      /* 1: a component of a heterogeneous job (hetjob) */
 } at_submit_request;

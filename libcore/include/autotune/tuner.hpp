@@ -51,18 +51,37 @@ struct BillingWeights {
 // Billing units per second of a configuration (Slurm's billing TRES of its request).
 double billing_rate(const Configuration &c, const BillingWeights &w);
 
+// The limits accounting puts on one job's request (QOS and association TRES limits, as slurmctld
+// enforces them with AccountingStorageEnforce=limits; at_accounting_limits says which), already
+// reduced to per-job and per-node bounds; 0 = no limit.  Memory in MB.  Such a job would stay
+// pending for ever (QOSMaxNodePerJobLimit, AssocGrpCpuLimit, ...) or be refused, so a
+// configuration whose request breaks one is no candidate either.
+struct AccountingLimits {
+  std::uint64_t max_nodes = 0, max_cpus = 0, max_mem_mb = 0, max_gpus = 0;
+  std::uint64_t max_cpus_per_node = 0, max_mem_per_node_mb = 0, max_gpus_per_node = 0;
+  std::uint64_t min_nodes = 0, min_cpus = 0, min_mem_mb = 0;
+  std::string text;  // where they come from, e.g. "QOS small: MaxTRESPerJob=cpu=4,node=2"
+  bool any() const;
+  // Empty when the request respects every limit, else which bound it breaks ("asks for 8 CPUs,
+  // at most 4").
+  std::string violation(const SlurmRequest &r) const;
+};
+
 // The limits of a job's partition that bound what a job may request (slurm.conf's MinNodes,
 // MaxNodes, MaxCPUsPerNode, MaxMemPerNode, MaxMemPerCPU); 0 = no limit.  A configuration whose
 // Slurm request breaks one would never start (Slurm keeps such a job pending, reason
-// PartitionNodeLimit and the like), so it is no candidate.
+// PartitionNodeLimit and the like), so it is no candidate.  `accounting` holds the QOS and
+// association limits of the job that created the class.
 struct PartitionLimits {
   int min_nodes = 0, max_nodes = 0, max_cpus_per_node = 0;
   std::uint64_t max_mem_per_node_mb = 0, max_mem_per_cpu_mb = 0;
+  AccountingLimits accounting;
+  // Any partition limit (accounting's are separate: accounting.any()).
   bool any() const;
-  // "MaxNodes=2, MaxCPUsPerNode=1" (the limits that are set, in slurm.conf's words).
+  // "MaxNodes=2, MaxCPUsPerNode=1" (the partition limits that are set, in slurm.conf's words).
   std::string describe() const;
-  // Empty when the request respects every limit, else which one it breaks ("needs 4 nodes,
-  // MaxNodes=2").
+  // Empty when the request respects every limit (the partition's and accounting's), else which
+  // one it breaks ("asks for 4 nodes, MaxNodes=2").
   std::string violation(const SlurmRequest &r) const;
 };
 
