@@ -89,6 +89,11 @@ std::string PartitionLimits::describe() const {
   return out;
 }
 
+// How a class's settings keep them (every key optional).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AccountingLimits, max_nodes, max_cpus, max_mem_mb, max_gpus,
+                                                max_cpus_per_node, max_mem_per_node_mb, max_gpus_per_node,
+                                                min_nodes, min_cpus, min_mem_mb, text)
+
 bool AccountingLimits::any() const {
   return max_nodes || max_cpus || max_mem_mb || max_gpus || max_cpus_per_node || max_mem_per_node_mb ||
          max_gpus_per_node || min_nodes || min_cpus || min_mem_mb;
@@ -183,18 +188,7 @@ std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory,
                    {"max_cpus_per_node", limits.max_cpus_per_node},
                    {"max_mem_per_node_mb", limits.max_mem_per_node_mb},
                    {"max_mem_per_cpu_mb", limits.max_mem_per_cpu_mb}};
-  if (const AccountingLimits &a = limits.accounting; a.any())
-    j["accounting_limits"] = {{"max_nodes", a.max_nodes},
-                              {"max_cpus", a.max_cpus},
-                              {"max_mem_mb", a.max_mem_mb},
-                              {"max_gpus", a.max_gpus},
-                              {"max_cpus_per_node", a.max_cpus_per_node},
-                              {"max_mem_per_node_mb", a.max_mem_per_node_mb},
-                              {"max_gpus_per_node", a.max_gpus_per_node},
-                              {"min_nodes", a.min_nodes},
-                              {"min_cpus", a.min_cpus},
-                              {"min_mem_mb", a.min_mem_mb},
-                              {"text", a.text}};
+  if (limits.accounting.any()) j["accounting_limits"] = limits.accounting;
   return j.dump();
 }
 
@@ -215,21 +209,7 @@ T get_or(const json &j, const char *key, T fallback) {
 
 PartitionLimits limits_of(const json &extra) {
   PartitionLimits p;
-  if (extra.contains("accounting_limits")) {
-    const json &a = extra["accounting_limits"];
-    AccountingLimits &q = p.accounting;
-    q.max_nodes = get_or<std::uint64_t>(a, "max_nodes", 0);
-    q.max_cpus = get_or<std::uint64_t>(a, "max_cpus", 0);
-    q.max_mem_mb = get_or<std::uint64_t>(a, "max_mem_mb", 0);
-    q.max_gpus = get_or<std::uint64_t>(a, "max_gpus", 0);
-    q.max_cpus_per_node = get_or<std::uint64_t>(a, "max_cpus_per_node", 0);
-    q.max_mem_per_node_mb = get_or<std::uint64_t>(a, "max_mem_per_node_mb", 0);
-    q.max_gpus_per_node = get_or<std::uint64_t>(a, "max_gpus_per_node", 0);
-    q.min_nodes = get_or<std::uint64_t>(a, "min_nodes", 0);
-    q.min_cpus = get_or<std::uint64_t>(a, "min_cpus", 0);
-    q.min_mem_mb = get_or<std::uint64_t>(a, "min_mem_mb", 0);
-    q.text = get_or<std::string>(a, "text", "");
-  }
+  if (extra.contains("accounting_limits")) p.accounting = extra["accounting_limits"].get<AccountingLimits>();
   if (!extra.contains("limits")) return p;
   const json &l = extra["limits"];
   p.min_nodes = get_or<int>(l, "min_nodes", 0);
