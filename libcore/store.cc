@@ -472,14 +472,22 @@ bool change_trial(Db &db, Stmt &s) {
 }
 }  // namespace
 
-std::optional<TrialRecord> Store::take_recommendation(std::int64_t class_id, std::optional<std::int64_t> job_id) {
+std::optional<TrialRecord> Store::take_recommendation(std::int64_t class_id, std::optional<std::int64_t> job_id,
+                                                      const std::function<bool(const std::string &)> &acceptable) {
   Db &db = *db_;
   Txn txn(db, Txn::Kind::write);
   Stmt head(db,
-            "SELECT position, config, origin, reason FROM recommendations WHERE class_id = ?1 "
-            "ORDER BY position LIMIT 1");
+            std::string("SELECT position, config, origin, reason FROM recommendations WHERE class_id = ?1 "
+                        "ORDER BY position") +
+                (acceptable ? "" : " LIMIT 1"));
   head.bind(1, class_id);
-  if (!head.step()) return std::nullopt;
+  bool found = false;
+  while (head.step())
+    if (!acceptable || acceptable(head.text(1))) {
+      found = true;
+      break;
+    }
+  if (!found) return std::nullopt;
   const std::int64_t pos = head.i64(0);
   const std::string config = head.text(1);
   const TrialOrigin origin = trial_origin_from(head.text(2));

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -168,19 +169,12 @@ Inventory inventory_of(const at_submit_request *req) {
   return inv;
 }
 
-PartitionLimits limits_of(const at_submit_request *req) {
-  const at_partition_limits &l = req->limits;
-  auto count = [](unsigned v) { return static_cast<int>(std::min<unsigned>(v, 1u << 30)); };
-  PartitionLimits p;
-  p.min_nodes = count(l.min_nodes);
-  p.max_nodes = count(l.max_nodes);
-  p.max_cpus_per_node = count(l.max_cpus_per_node);
-  p.max_mem_per_node_mb = l.max_mem_per_node_mb;
-  p.max_mem_per_cpu_mb = l.max_mem_per_cpu_mb;
-  if (!req->accounting) return p;
+// The job's QOS and association limits, from the plugin's callback (none without one).
+AccountingLimits accounting_of(const at_submit_request *req) {
+  AccountingLimits q;
+  if (!req->accounting) return q;
   at_accounting_limits a{};
   req->accounting(req->accounting_ctx, &a);
-  AccountingLimits &q = p.accounting;
   q.max_nodes = a.max_nodes;
   q.max_cpus = a.max_cpus;
   q.max_mem_mb = a.max_mem_mb;
@@ -192,7 +186,62 @@ PartitionLimits limits_of(const at_submit_request *req) {
   q.min_cpus = a.min_cpus;
   q.min_mem_mb = a.min_mem_mb;
   if (q.any()) q.text = a.text && *a.text ? a.text : "QOS or association";
+  return q;
+}
+
+PartitionLimits limits_of(const at_submit_request *req, const AccountingLimits &accounting) {
+  const at_partition_limits &l = req->limits;
+  auto count = [](unsigned v) { return static_cast<int>(std::min<unsigned>(v, 1u << 30)); };
+  PartitionLimits p;
+  p.min_nodes = count(l.min_nodes);
+  p.max_nodes = count(l.max_nodes);
+  p.max_cpus_per_node = count(l.max_cpus_per_node);
+  p.max_mem_per_node_mb = l.max_mem_per_node_mb;
+  p.max_mem_per_cpu_mb = l.max_mem_per_cpu_mb;
+  p.accounting = accounting;
   return p;
+}
+
+// The request a decision gives the job.
+SlurmRequest request_of(const at_submit_decision &d) {
+  SlurmRequest r;
+  r.nodes = static_cast<int>(d.nodes);
+  r.ntasks = static_cast<int>(d.ntasks);
+  r.cpus_per_task = static_cast<int>(d.cpus_per_task);
+  r.mem_per_cpu_mb = d.mem_per_cpu_mb;
+  r.gpus_per_task = static_cast<int>(d.gpus_per_task);
+  return r;
+}
+
+// A class keeps the limits of the job that created it; a later job (in another QOS, or another
+// user of a shared class) may be allowed less, and Slurm would keep it pending for ever with the
+// class's configuration.  Such a job runs as submitted instead, saying why.
+// "autotune: class=C" of a converged class's answer ("autotune: class=C best config=...").
+std::string prefix_of(const at_submit_decision &d) {
+  const std::string s = d.admin_comment;
+  return s.substr(0, s.find(" best config="));
+}
+
+void keep_within(const AccountingLimits &job, const std::string &prefix, at_submit_decision *out) {
+  if (!out->rewrite || !job.any()) return;
+  const std::string why = job.violation(request_of(*out));
+  if (why.empty()) return;
+  std::string config;
+  int kept = 0;
+  for (int i = 0; i < out->env_count; ++i) {
+    const std::string kv = out->env[i];
+    if (kv.rfind("AUTOTUNE_CONFIG=", 0) == 0) config = kv.substr(16);
+    if (kv.rfind("AUTOTUNE_CONFIG=", 0) == 0 || kv.rfind("AUTOTUNE_PS=", 0) == 0 ||
+        kv.rfind("AUTOTUNE_WORKERS=", 0) == 0 || kv.rfind("AUTOTUNE_TRIAL=", 0) == 0)
+      continue;
+    if (kept != i) std::memcpy(out->env[kept], out->env[i], sizeof out->env[0]);
+    ++kept;
+  }
+  out->env_count = kept;
+  out->rewrite = 0;
+  copy(out->admin_comment, sizeof out->admin_comment,
+       prefix + " best config=" + config + " " + why + " by this job's QOS and association limits (" + job.text +
+           "); job runs as submitted");
 }
 
 // The job's class settings from its options, the site's defaults and limits.
@@ -256,10 +305,17 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   Store &store = current_store(st, conf);
   const auto token = store.change_token();
   const std::string key = std::to_string(req->uid) + '/' + name;
+  // The job's own accounting limits, looked up once, only when they can matter.
+  std::optional<AccountingLimits> job_acct;
+  auto job_limits = [&]() -> const AccountingLimits & {
+    if (!job_acct) job_acct = accounting_of(req);
+    return *job_acct;
+  };
   if (auto hit = st.answers.find(key); hit != st.answers.end()) {
     if (hit->second.token == token) {
       *out = hit->second.decision;
       ++st.cached;
+      keep_within(job_limits(), prefix_of(*out), out);
       return;
     }
     st.answers.erase(hit);
@@ -292,7 +348,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     ClassSettings s = wanted;
     s.extra = make_class_extra(space, inv, req->billing_weights ? req->billing_weights : "", conf,
                                static_cast<std::size_t>(s.budget), class_seed(conf.engine.seed, req->uid, name),
-                               limits_of(req));
+                               limits_of(req, job_limits()));
     ClassRecord tmp;
     tmp.name = name;
     tmp.settings = s;
@@ -324,10 +380,12 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     apply_config(out, cfg);
     // Read-only: the re-measurement of the best is recorded by ingest when the job has run, so a
     // converged class costs slurmctld no write at all.
+    const std::string prefix = comment;
     comment += " best config=" + best->config + " from " + std::to_string(used) + " trials";
     if (c->state == ClassState::stale) comment += " (stale: " + c->state_reason + ")";
     copy(out->admin_comment, sizeof out->admin_comment, comment);
     remember();
+    keep_within(job_limits(), prefix, out);
     return;
   }
   if (c->settings.mode == "steps") {
@@ -340,7 +398,21 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
          comment + ": still tuning and closed to users' measurements; job runs as submitted");
     return;
   }
-  std::optional<TrialRecord> t = store.take_recommendation(c->id);
+  // The first queued configuration within the job's own limits (all of them, for a job with the
+  // limits the class was created under).
+  const AccountingLimits &acct = job_limits();
+  std::function<bool(const std::string &)> within;
+  if (acct.any())
+    within = [&](const std::string &config) {
+      return acct.violation(slurm_request(Configuration::parse(config))).empty();
+    };
+  std::optional<TrialRecord> t = store.take_recommendation(c->id, std::nullopt, within);
+  if (!t && within && !store.queue(c->id).empty()) {
+    copy(out->admin_comment, sizeof out->admin_comment,
+         comment + " no queued configuration is within this job's QOS and association limits (" + acct.text +
+             "); job runs as submitted");
+    return;
+  }
   if (!t) {
     const int running = store.count_trials(c->id, {TrialStatus::pending, TrialStatus::running});
     copy(out->admin_comment, sizeof out->admin_comment,

@@ -198,9 +198,10 @@ TEST_F(SubmitLimits, EveryTrialOfANewClassIsWithinTheJobsAccountingLimits) {
   const std::vector<std::string> env = {"AUTOTUNE_CLASS=acct", "AUTOTUNE_BUDGET=8",
                                         "AUTOTUNE_SPACE=nodes=1-4,workers=1-4,ps=0,cpus-per-worker=1-2,"
                                         "mem-per-worker=1G-2G"};
-  int rewritten = 0;
+  int rewritten = 0, submitted = 0;
   for (int k = 0; k < 8; ++k) {
     const at_submit_decision d = submit_env(77, env);
+    ++submitted;
     ASSERT_TRUE(d.is_autotune);
     if (!d.rewrite) break;
     ++rewritten;
@@ -210,8 +211,33 @@ TEST_F(SubmitLimits, EveryTrialOfANewClassIsWithinTheJobsAccountingLimits) {
     EXPECT_LE(per_node, 3000u) << d.admin_comment;
   }
   EXPECT_GE(rewritten, 3);
-  // Asked once, when the class was created; its later jobs do not look the limits up again.
-  EXPECT_EQ(acct_calls_, 1);
+  // Asked once per job: for the class's limits when it was created, then for each job's own.
+  EXPECT_EQ(acct_calls_, submitted);
+}
+
+// A class created without limits, then a job whose QOS allows one node: it gets the first queued
+// configuration within them, out of order, or runs as submitted when the queue has none.
+TEST_F(SubmitLimits, ALaterJobTakesTheFirstQueuedConfigurationWithinItsOwnLimits) {
+  const std::vector<std::string> env = {"AUTOTUNE_CLASS=later", "AUTOTUNE_BUDGET=8",
+                                        "AUTOTUNE_SPACE=nodes=1-4,workers=1-4,ps=0,cpus-per-worker=1"};
+  const at_submit_decision first = submit_env(77, env);  // no accounting limits
+  ASSERT_TRUE(first.rewrite);
+  at_accounting_limits a{};
+  a.max_nodes = 1;
+  a.text = "QOS one: MaxTRESPerJob=node=1";
+  set_accounting(a);
+  for (int k = 0; k < 3; ++k) {
+    const at_submit_decision d = submit_env(77, env);
+    ASSERT_TRUE(d.is_autotune);
+    if (d.rewrite) {
+      EXPECT_EQ(d.nodes, 1u) << d.admin_comment;
+    } else {
+      EXPECT_NE(std::string(d.admin_comment).find("is within this job's QOS and association limits (QOS one: "
+                                                  "MaxTRESPerJob=node=1); job runs as submitted"),
+                std::string::npos)
+          << d.admin_comment;
+    }
+  }
 }
 
 TEST_F(SubmitLimits, ASpaceBeyondTheAccountingLimitsIsRefusedNamingThem) {

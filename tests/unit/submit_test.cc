@@ -104,6 +104,47 @@ TEST_F(SubmitCache, ConvergedAnswerFollowsChangesMadeByOtherConnections) {
   EXPECT_EQ(std::string(fresh.admin_comment).find("best config"), std::string::npos) << fresh.admin_comment;
 }
 
+// A class keeps the limits of the job that created it.  A later job whose QOS or association
+// allows less than the class's best configuration (another QOS, another user of a shared class)
+// runs as submitted, saying why, rather than waiting for ever; the answer kept in memory is
+// checked against each job's own limits too.
+TEST_F(SubmitCache, ABestBeyondTheJobsOwnLimitsRunsItAsSubmitted) {
+  const at_submit_decision first = submit("small");
+  ASSERT_TRUE(first.rewrite);
+  Store s(Store::path_in(state_dir()), {false, false, 1000});
+  const auto c = s.find_class(kUid, "small");
+  ASSERT_TRUE(c);
+  const TrialRecord t = s.trials(c->id).at(0);
+  finish_and_converge(s, t.id, 1000, t.id, "small");
+  const at_submit_decision best = submit("small");
+  ASSERT_TRUE(best.rewrite) << best.admin_comment;
+  const unsigned cpus = best.ntasks * best.cpus_per_task;
+
+  at_accounting_limits a{};
+  a.max_cpus = cpus - 1;
+  a.text = "QOS tiny: MaxTRESPerJob=cpu=1";
+  set_accounting(a);
+  for (int k = 0; k < 2; ++k) {  // computed, then from memory
+    const at_submit_decision d = submit("small");
+    EXPECT_TRUE(d.is_autotune);
+    EXPECT_FALSE(d.rewrite) << d.admin_comment;
+    EXPECT_EQ(std::string(d.admin_comment),
+              "autotune: class=small best config=" + t.config + " asks for " + std::to_string(cpus) +
+                  " CPUs, at most " + std::to_string(cpus - 1) +
+                  " by this job's QOS and association limits (QOS tiny: MaxTRESPerJob=cpu=1); job runs as submitted");
+    for (int i = 0; i < d.env_count; ++i) {
+      EXPECT_NE(std::string(d.env[i]).rfind("AUTOTUNE_CONFIG=", 0), 0u) << d.env[i];
+      EXPECT_NE(std::string(d.env[i]).rfind("AUTOTUNE_WORKERS=", 0), 0u) << d.env[i];
+    }
+  }
+  // Within its limits, the same class's job gets the best again.
+  a.max_cpus = cpus;
+  set_accounting(a);
+  const at_submit_decision again = submit("small");
+  EXPECT_TRUE(again.rewrite) << again.admin_comment;
+  EXPECT_STREQ(again.admin_comment, best.admin_comment);
+}
+
 // A class whose search ended with every trial failed has nothing to run on: its jobs run as
 // submitted, and the AdminComment says why and how to start over (no error in slurmctld's log).
 TEST_F(SubmitCache, ClassWithoutASuccessfulTrialRunsJobsAsSubmitted) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -168,9 +169,11 @@ class Store {
   std::optional<TrialRecord> trial(std::int64_t trial_id);
   std::optional<TrialRecord> trial_by_job(std::int64_t job_id, std::optional<std::int64_t> step_id);
   // Pops the head of the class's queue and records it as a pending trial, in one transaction.
-  // nullopt when the queue is empty.
-  std::optional<TrialRecord> take_recommendation(std::int64_t class_id,
-                                                 std::optional<std::int64_t> job_id = std::nullopt);
+  // With `acceptable`, the first queued configuration it accepts instead.  nullopt when the queue
+  // is empty (or holds nothing acceptable).
+  std::optional<TrialRecord> take_recommendation(
+      std::int64_t class_id, std::optional<std::int64_t> job_id = std::nullopt,
+      const std::function<bool(const std::string &config)> &acceptable = {});
   TrialRecord add_trial(std::int64_t class_id, const std::string &config, TrialOrigin origin,
                         const std::string &reason, TrialStatus status,
                         std::optional<std::int64_t> job_id = std::nullopt,
