@@ -213,15 +213,15 @@ SlurmRequest request_of(const at_submit_decision &d) {
   return r;
 }
 
-// A class keeps the limits of the job that created it; a later job (in another QOS, or another
-// user of a shared class) may be allowed less, and Slurm would keep it pending for ever with the
-// class's configuration.  Such a job runs as submitted instead, saying why.
 // "autotune: class=C" of a converged class's answer ("autotune: class=C best config=...").
 std::string prefix_of(const at_submit_decision &d) {
   const std::string s = d.admin_comment;
   return s.substr(0, s.find(" best config="));
 }
 
+// A class keeps the limits of the job that created it; a later job (in another QOS, or another
+// user of a shared class) may be allowed less, and Slurm would keep it pending for ever with the
+// class's best configuration.  Such a job runs as submitted instead, saying why.
 void keep_within(const AccountingLimits &job, const std::string &prefix, at_submit_decision *out) {
   if (!out->rewrite || !job.any()) return;
   const std::string why = job.violation(request_of(*out));
