@@ -5,9 +5,12 @@
 //
 // Runs inside slurmctld under its locks.  The work is libautotune's at_submit(): option checks
 // and one short store transaction (the recommendations are precomputed after every measurement,
-// outside slurmctld).  A store that is locked or unreadable, or a broken autotune.conf, never
-// blocks a submission: the job is accepted unchanged and the reason logged.  No exception
-// crosses into slurmctld (the C API is the firewall).  A job without --autotune is untouched.
+// outside slurmctld).  When slurmctld enforces accounting limits, it also reads the job's QOS
+// and association limits from assoc_mgr (read locks, hash lookups; see accounting_limits()), so
+// that no job is given a configuration Slurm would keep pending for ever.  A store that is locked
+// or unreadable, or a broken autotune.conf, never blocks a submission: the job is accepted
+// unchanged and the reason logged.  No exception crosses into slurmctld (the C API is the
+// firewall).  A job without --autotune is untouched.
 #include <algorithm>
 #include <cstdio>
 #include <initializer_list>
