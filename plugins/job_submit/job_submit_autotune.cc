@@ -192,11 +192,17 @@ struct AcctCtx {
 
 bool limit_set(uint64_t v) { return v != INFINITE64 && v != NO_VAL64 && v > 0; }
 
-// Tightest bound per resource, and the text naming where each binding one comes from.
+// Tightest bound per resource, and where each binding one comes from: a QOS or an association,
+// and the limit's name (the text is made only at the end, for the bounds that bind).
+struct Origin {
+  const slurmdb_qos_rec_t *qos = nullptr;
+  const slurmdb_assoc_rec_t *assoc = nullptr;
+  const char *limit = nullptr;
+};
 struct Bounds {
   uint64_t value[4] = {0, 0, 0, 0};  // cpu, mem, node, gpu; 0 = none
-  std::string origin[4];
-  void offer(int r, uint64_t v, const std::string &where, bool at_least = false) {
+  Origin origin[4];
+  void offer(int r, uint64_t v, Origin where, bool at_least = false) {
     if (!limit_set(v)) return;
     if (value[r] == 0 || (at_least ? v > value[r] : v < value[r])) {
       value[r] = v;
@@ -245,10 +251,6 @@ void accounting_limits(AcctCtx *ctx, at_accounting_limits *out) {
   auto scaled = [&](uint64_t v) {
     return factor > 0 && limit_set(v) ? static_cast<uint64_t>(static_cast<double>(v) * factor) : v;
   };
-  auto qos_name = [](const slurmdb_qos_rec_t *q) { return std::string("QOS ") + (q->name ? q->name : "?"); };
-  std::string assoc_name = std::string("association of user ") + (assoc->user ? assoc->user : "?") + ", account " +
-                           (assoc->acct ? assoc->acct : "?");
-
   Bounds max_job, max_node, min_job;
   for (int r = 0; r < 4; ++r) {
     // The first QOS that sets each kind of limit decides it.
@@ -256,28 +258,26 @@ void accounting_limits(AcctCtx *ctx, at_accounting_limits *out) {
     for (slurmdb_qos_rec_t *q : {q1, q2}) {
       if (!q) continue;
       if (!qos_pj && limit_set(at(q->max_tres_pj_ctld, r))) {
-        max_job.offer(r, at(q->max_tres_pj_ctld, r), qos_name(q) + ": MaxTRESPerJob");
+        max_job.offer(r, at(q->max_tres_pj_ctld, r), {q, nullptr, "MaxTRESPerJob"});
         qos_pj = true;
       }
       if (!qos_pn && limit_set(at(q->max_tres_pn_ctld, r))) {
-        max_node.offer(r, at(q->max_tres_pn_ctld, r), qos_name(q) + ": MaxTRESPerNode");
+        max_node.offer(r, at(q->max_tres_pn_ctld, r), {q, nullptr, "MaxTRESPerNode"});
         qos_pn = true;
       }
       if (!qos_grp && limit_set(at(q->grp_tres_ctld, r))) {
-        max_job.offer(r, at(q->grp_tres_ctld, r), qos_name(q) + ": GrpTRES");
+        max_job.offer(r, at(q->grp_tres_ctld, r), {q, nullptr, "GrpTRES"});
         qos_grp = true;
       }
-      max_job.offer(r, at(q->max_tres_pu_ctld, r), qos_name(q) + ": MaxTRESPerUser");
-      max_job.offer(r, at(q->max_tres_pa_ctld, r), qos_name(q) + ": MaxTRESPerAccount");
-      min_job.offer(r, at(q->min_tres_pj_ctld, r), qos_name(q) + ": MinTRESPerJob", true);
+      max_job.offer(r, at(q->max_tres_pu_ctld, r), {q, nullptr, "MaxTRESPerUser"});
+      max_job.offer(r, at(q->max_tres_pa_ctld, r), {q, nullptr, "MaxTRESPerAccount"});
+      min_job.offer(r, at(q->min_tres_pj_ctld, r), {q, nullptr, "MinTRESPerJob"}, true);
     }
-    if (!qos_pj) max_job.offer(r, scaled(at(assoc->max_tres_ctld, r)), assoc_name + ": MaxTRES");
-    if (!qos_pn) max_node.offer(r, scaled(at(assoc->max_tres_pn_ctld, r)), assoc_name + ": MaxTRESPerNode");
+    if (!qos_pj) max_job.offer(r, scaled(at(assoc->max_tres_ctld, r)), {nullptr, assoc, "MaxTRES"});
+    if (!qos_pn) max_node.offer(r, scaled(at(assoc->max_tres_pn_ctld, r)), {nullptr, assoc, "MaxTRESPerNode"});
     if (!qos_grp)
       for (slurmdb_assoc_rec_t *a = assoc; a; a = a->usage ? a->usage->parent_assoc_ptr : nullptr)
-        max_job.offer(r, scaled(at(a->grp_tres_ctld, r)),
-                      a == assoc ? assoc_name + ": GrpTRES"
-                                 : std::string("association of account ") + (a->acct ? a->acct : "?") + ": GrpTRES");
+        max_job.offer(r, scaled(at(a->grp_tres_ctld, r)), {nullptr, a, "GrpTRES"});
   }
   out->max_cpus = max_job.value[0];
   out->max_mem_mb = max_job.value[1];
@@ -290,13 +290,22 @@ void accounting_limits(AcctCtx *ctx, at_accounting_limits *out) {
   out->min_mem_mb = min_job.value[1];
   out->min_nodes = min_job.value[2];
   // "QOS small: MaxTRESPerJob=cpu=4,node=2; association of user u, account a: GrpTRES=mem=2000M"
+  auto where = [](const Origin &o) {
+    std::string w;
+    if (o.qos) w = std::string("QOS ") + (o.qos->name ? o.qos->name : "?");
+    else if (o.assoc && o.assoc->user) w = std::string("association of user ") + o.assoc->user + ", account " +
+                                           (o.assoc->acct ? o.assoc->acct : "?");
+    else if (o.assoc) w = std::string("association of account ") + (o.assoc->acct ? o.assoc->acct : "?");
+    return w + ": " + o.limit;
+  };
   std::vector<std::pair<std::string, std::string>> groups;
   for (const Bounds *b : {&max_job, &max_node, &min_job})
     for (int r = 0; r < 4; ++r) {
       if (!b->value[r]) continue;
       const std::string item = std::string(kResName[r]) + "=" + std::to_string(b->value[r]) + (r == 1 ? "M" : "");
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto &g) { return g.first == b->origin[r]; });
-      if (it == groups.end()) groups.emplace_back(b->origin[r], item);
+      const std::string origin = where(b->origin[r]);
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto &g) { return g.first == origin; });
+      if (it == groups.end()) groups.emplace_back(origin, item);
       else it->second += "," + item;
     }
   ctx->text.clear();
