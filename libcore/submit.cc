@@ -315,7 +315,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     if (hit->second.token == token) {
       *out = hit->second.decision;
       ++st.cached;
-      keep_within(job_limits(), prefix_of(*out), out);
+      if (out->rewrite) keep_within(job_limits(), prefix_of(*out), out);
       return;
     }
     st.answers.erase(hit);
