@@ -52,6 +52,66 @@ Eigen::MatrixXd lower_inverse(const Eigen::MatrixXd &L) {
   return inv;
 }
 
+// Inputs of warped columns are first mapped to [kWarpEps, 1 - kWarpEps], where the Kumaraswamy
+// CDF and its derivatives are finite.
+constexpr double kWarpEps = 1e-6;
+
+// X with the warped columns of h replaced by their Kumaraswamy CDF; with da and db, also the
+// derivative of each warped column with respect to its log a and log b (n x W).  Inputs are
+// resource levels with few distinct values per column (a candidate set of thousands has a
+// dozen node counts), so each column keeps the values it computed in a small cache.
+Eigen::MatrixXd warp_inputs(const Eigen::MatrixXd &X, const GpHyper &h, Eigen::MatrixXd *da,
+                            Eigen::MatrixXd *db) {
+  Eigen::MatrixXd W = X;
+  const Eigen::Index K = static_cast<Eigen::Index>(h.warp_columns.size());
+  if (da) da->resize(X.rows(), K);
+  if (db) db->resize(X.rows(), K);
+  constexpr int kCache = 32;
+  double cx[kCache], cw[kCache], ca[kCache], cb[kCache];
+  for (Eigen::Index k = 0; k < K; ++k) {
+    const Eigen::Index c = h.warp_columns[static_cast<size_t>(k)];
+    const double a = std::exp(h.log_warp_a[k]), b = std::exp(h.log_warp_b[k]);
+    int cached = 0;
+    for (Eigen::Index r = 0; r < X.rows(); ++r) {
+      const double x0 = X(r, c);
+      int hit = 0;
+      while (hit < cached && cx[hit] != x0) ++hit;
+      if (hit == cached) {
+        // u = x^a, v = 1 - u, w = 1 - v^b, by exp and log (cheaper than pow).
+        const double x = kWarpEps + (1 - 2 * kWarpEps) * std::min(1.0, std::max(0.0, x0));
+        const double lx = std::log(x), u = std::exp(a * lx), lv = std::log1p(-u);
+        const double vb = std::exp(b * lv);
+        const double w = 1 - vb, dwa = a * b * vb / (1 - u) * u * lx, dwb = -b * vb * lv;
+        if (cached == kCache) {  // full: compute without caching
+          W(r, c) = w;
+          if (da) (*da)(r, k) = dwa;
+          if (db) (*db)(r, k) = dwb;
+          continue;
+        }
+        cx[hit] = x0;
+        cw[hit] = w;
+        ca[hit] = dwa;
+        cb[hit] = dwb;
+        ++cached;
+      }
+      W(r, c) = cw[hit];
+      if (da) (*da)(r, k) = ca[hit];
+      if (db) (*db)(r, k) = cb[hit];
+    }
+  }
+  return W;
+}
+
+void check_warp(const GpHyper &h, Eigen::Index D) {
+  const size_t K = h.warp_columns.size();
+  if (static_cast<size_t>(h.log_warp_a.size()) != K || static_cast<size_t>(h.log_warp_b.size()) != K)
+    throw_invalid("GP: the warping needs two concentrations per warped column");
+  for (size_t k = 0; k < K; ++k)
+    if (h.warp_columns[k] < 0 || h.warp_columns[k] >= D ||
+        (k > 0 && h.warp_columns[k] <= h.warp_columns[k - 1]))
+      throw_invalid("GP: warped columns must be distinct input columns in ascending order");
+}
+
 int group_count(const std::vector<int> &groups) {
   int G = 0;
   for (int g : groups) G = std::max(G, g + 1);
@@ -60,8 +120,9 @@ int group_count(const std::vector<int> &groups) {
 
 // log p(y | X, theta) and its gradient from the pair distances (pair_distances()).  theta packs
 // (log l_1..l_G, log sigma_f^2, log sigma_n^2).  Returns -infinity when K is not positive definite.
+// With pair_weight, also w_p c_p per pair (see below): d log p / d d_{g,p} = -1/2 w_p c_p / l_g^2.
 double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const Eigen::VectorXd &t,
-                      Eigen::VectorXd *gradient) {
+                      Eigen::VectorXd *gradient, Eigen::ArrayXd *pair_weight = nullptr) {
   const int G = static_cast<int>(d.rows());
   const Eigen::Index n = y.size();
   const Eigen::VectorXd inv_l2 = (-2.0 * t.head(G).array()).exp().matrix();
@@ -97,6 +158,7 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
       for (Eigen::Index i = j + 1; i < n; ++i, ++p) w[p] = alpha[i] * alpha[j] - Kinv(i, j);
     const double wdiag = (alpha.array().square() - Kinv.diagonal().array()).sum();
     const Eigen::ArrayXd wc = w * (sf2 * (5.0 / 3.0) * (1.0 + kSqrt5 * r) * e);
+    if (pair_weight) *pair_weight = wc;
     gradient->resize(G + 2);
     gradient->head(G) = (d * wc.matrix()).cwiseProduct(inv_l2);
     (*gradient)[G] = (w * kf).sum() + 0.5 * wdiag * sf2;
@@ -193,20 +255,67 @@ Eigen::VectorXd minimize_box(const Objective &f, Eigen::VectorXd x, const Eigen:
 
 Eigen::VectorXd pack(const GpHyper &h) {
   const Eigen::Index G = h.log_lengthscale.size();
-  Eigen::VectorXd t(G + 2);
+  const Eigen::Index K = static_cast<Eigen::Index>(h.warp_columns.size());
+  Eigen::VectorXd t(G + 2 + 2 * K);
   t.head(G) = h.log_lengthscale;
   t[G] = h.log_signal_var;
   t[G + 1] = h.log_noise_var;
+  t.segment(G + 2, K) = h.log_warp_a;
+  t.tail(K) = h.log_warp_b;
   return t;
 }
 
-GpHyper unpack(const Eigen::VectorXd &t) {
-  const Eigen::Index G = t.size() - 2;
+// The inverse of pack() for G length scales and the warped columns of `like`.
+GpHyper unpack(const Eigen::VectorXd &t, Eigen::Index G, const std::vector<int> &warp_columns) {
+  const Eigen::Index K = static_cast<Eigen::Index>(warp_columns.size());
   GpHyper h;
   h.log_lengthscale = t.head(G);
   h.log_signal_var = t[G];
   h.log_noise_var = t[G + 1];
+  h.warp_columns = warp_columns;
+  h.log_warp_a = t.segment(G + 2, K);
+  h.log_warp_b = t.tail(K);
   return h;
+}
+
+// log p(y | X, theta) and its gradient with respect to theta = pack(h) for G length scales and
+// the warped columns of h (their concentrations are read from t).  `unwarped` holds the pair
+// distances of X when nothing is warped (they do not depend on theta then).
+double lml_theta(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, const std::vector<int> &groups,
+                 int G, const std::vector<int> &warp_columns, const Eigen::VectorXd &t,
+                 const Eigen::MatrixXd *unwarped, Eigen::VectorXd *gradient) {
+  if (warp_columns.empty()) {
+    if (unwarped) return lml_from_pairs(*unwarped, y, t, gradient);
+    return lml_from_pairs(pair_distances(X, groups, G), y, t, gradient);
+  }
+  const GpHyper h = unpack(t, G, warp_columns);
+  Eigen::MatrixXd da, db;
+  const Eigen::MatrixXd W =
+      warp_inputs(X, h, gradient ? &da : nullptr, gradient ? &db : nullptr);
+  Eigen::VectorXd g;
+  Eigen::ArrayXd pw;
+  const double lml =
+      lml_from_pairs(pair_distances(W, groups, G), y, t.head(G + 2), gradient ? &g : nullptr, &pw);
+  if (!gradient || !std::isfinite(lml)) return lml;
+  const Eigen::Index K = static_cast<Eigen::Index>(warp_columns.size()), n = X.rows();
+  gradient->resize(t.size());
+  gradient->head(G + 2) = g;
+  for (Eigen::Index k = 0; k < K; ++k) {
+    const Eigen::Index c = warp_columns[static_cast<size_t>(k)];
+    // d d_{g,p} / d theta = 2 (w_i - w_j) (w'_i - w'_j) for the pair p = (i, j).
+    double sa = 0, sb = 0;
+    Eigen::Index p = 0;
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = j + 1; i < n; ++i, ++p) {
+        const double dw = W(i, c) - W(j, c);
+        sa += pw[p] * dw * (da(i, k) - da(j, k));
+        sb += pw[p] * dw * (db(i, k) - db(j, k));
+      }
+    const double inv_l2 = std::exp(-2.0 * t[groups[static_cast<size_t>(c)]]);
+    (*gradient)[G + 2 + k] = -inv_l2 * sa;
+    (*gradient)[G + 2 + K + k] = -inv_l2 * sb;
+  }
+  return lml;
 }
 
 LogNormalPrior lengthscale_prior(const GpFitOptions &o, int G) {
@@ -231,6 +340,13 @@ GpHyper prior_median(const GpFitOptions &o, int G) {
   h.log_lengthscale = Eigen::VectorXd::Constant(G, lengthscale_prior(o, G).mu);
   h.log_signal_var = o.signal_var.mu;
   h.log_noise_var = o.noise_var.mu;
+  h.warp_columns = o.warp_columns;
+  std::sort(h.warp_columns.begin(), h.warp_columns.end());
+  h.warp_columns.erase(std::unique(h.warp_columns.begin(), h.warp_columns.end()),
+                       h.warp_columns.end());
+  const Eigen::Index K = static_cast<Eigen::Index>(h.warp_columns.size());
+  h.log_warp_a = Eigen::VectorXd::Constant(K, o.warp.mu);
+  h.log_warp_b = Eigen::VectorXd::Constant(K, o.warp.mu);
   return h;
 }
 
@@ -240,7 +356,8 @@ double GaussianProcess::log_marginal_likelihood(const Eigen::MatrixXd &X, const 
   check_shapes(X, y, groups);
   const int G = static_cast<int>(h.log_lengthscale.size());
   if (G < group_count(groups)) throw_invalid("GP: fewer length scales than feature groups");
-  return lml_from_pairs(pair_distances(X, groups, G), y, pack(h), gradient);
+  check_warp(h, X.cols());
+  return lml_theta(X, y, groups, G, h.warp_columns, pack(h), nullptr, gradient);
 }
 
 GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y, std::vector<int> groups,
@@ -249,8 +366,10 @@ GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y, std::vect
   check_shapes(X_, y_, groups_);
   if (hyper_.log_lengthscale.size() < group_count(groups_))
     throw_invalid("GP: fewer length scales than feature groups");
+  check_warp(hyper_, X_.cols());
   const Eigen::Index n = X_.rows();
-  Eigen::MatrixXd K = kernel(X_, X_);
+  Xw_ = warp(X_);
+  Eigen::MatrixXd K = warped_kernel(Xw_, Xw_);
   const double sn2 = noise_var();
   double jitter = kJitter;
   for (int attempt = 0;; ++attempt) {
@@ -275,7 +394,11 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   check_shapes(X, y, groups);
   const int G = group_count(groups);
   const LogNormalPrior lp = lengthscale_prior(o, G);
-  const Eigen::Index P = G + 2;
+  const GpHyper median = prior_median(o, G);
+  check_warp(median, X.cols());
+  const std::vector<int> &warped = median.warp_columns;
+  const Eigen::Index K = static_cast<Eigen::Index>(warped.size());
+  const Eigen::Index P = G + 2 + 2 * K;
   Eigen::VectorXd lo(P), hi(P);
   for (int g = 0; g < G; ++g) {
     lo[g] = std::log(lp.min);
@@ -285,6 +408,8 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   hi[G] = std::log(o.signal_var.max);
   lo[G + 1] = std::log(o.noise_var.min);
   hi[G + 1] = std::log(o.noise_var.max);
+  lo.tail(2 * K).setConstant(std::log(o.warp.min));
+  hi.tail(2 * K).setConstant(std::log(o.warp.max));
 
   const Eigen::Index n = X.rows();
   Rng rng(o.seed, static_cast<std::uint64_t>(n));
@@ -309,11 +434,12 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   }
   const Eigen::MatrixXd &Xfit = subset ? Xf : X;
   const Eigen::VectorXd &yfit = subset ? yf : y;
-  // Precompute the pairwise distances once; the objective reuses them.
-  const Eigen::MatrixXd D = pair_distances(Xfit, groups, G);
+  // Without warping the pairwise distances do not depend on theta: computed once.
+  Eigen::MatrixXd D;
+  if (K == 0) D = pair_distances(Xfit, groups, G);
   const Objective neg_log_post = [&](const Eigen::VectorXd &t, Eigen::VectorXd *grad) {
     Eigen::VectorXd gr;
-    const double lml = lml_from_pairs(D, yfit, t, &gr);
+    const double lml = lml_theta(Xfit, yfit, groups, G, warped, t, K == 0 ? &D : nullptr, &gr);
     if (!std::isfinite(lml)) return std::numeric_limits<double>::infinity();
     double lp_sum = 0, dg = 0;
     for (int g = 0; g < G; ++g) {
@@ -324,6 +450,10 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
     gr[G] += dg;
     lp_sum += log_prior(o.noise_var, t[G + 1], &dg);
     gr[G + 1] += dg;
+    for (Eigen::Index k = G + 2; k < P; ++k) {
+      lp_sum += log_prior(o.warp, t[k], &dg);
+      gr[k] += dg;
+    }
     if (grad) *grad = -gr;
     return -(lml + lp_sum);
   };
@@ -333,12 +463,15 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   // Every start gets a few iterations (which moves it into its basin); the best one is then
   // optimized to convergence.
   for (int s = 0; s < std::max(1, o.starts); ++s) {
-    Eigen::VectorXd t0 = pack(s == 0 && o.first_start ? *o.first_start : prior_median(o, G));
+    if (s == 0 && o.first_start && o.first_start->warp_columns != warped)
+      throw_invalid("GP: the first start warps other columns");
+    Eigen::VectorXd t0 = pack(s == 0 && o.first_start ? *o.first_start : median);
     if (t0.size() != P) throw_invalid("GP: the first start has the wrong number of length scales");
     if (s > 0) {
       for (int g = 0; g < G; ++g) t0[g] = lp.mu + lp.sd * rng.normal();
       t0[G] = o.signal_var.mu + o.signal_var.sd * rng.normal();
       t0[G + 1] = o.noise_var.mu + o.noise_var.sd * rng.normal();
+      for (Eigen::Index k = G + 2; k < P; ++k) t0[k] = o.warp.mu + o.warp.sd * rng.normal();
     }
     double f = 0;
     Eigen::VectorXd t = minimize_box(neg_log_post, t0, lo, hi, o.probe_iterations, &f);
@@ -353,13 +486,22 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
         minimize_box(neg_log_post, best_t, lo, hi, o.max_iterations - o.probe_iterations, &f);
     if (f <= best_f) best_t = t;
   }
-  return GaussianProcess(std::move(X), std::move(y), std::move(groups), unpack(best_t));
+  return GaussianProcess(std::move(X), std::move(y), std::move(groups), unpack(best_t, G, warped));
 }
 
 double GaussianProcess::signal_var() const { return std::exp(hyper_.log_signal_var); }
 double GaussianProcess::noise_var() const { return std::exp(hyper_.log_noise_var); }
 
+Eigen::MatrixXd GaussianProcess::warp(const Eigen::MatrixXd &X) const {
+  return warp_inputs(X, hyper_, nullptr, nullptr);
+}
+
 Eigen::MatrixXd GaussianProcess::kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) const {
+  return warped_kernel(warp(A), warp(B));
+}
+
+Eigen::MatrixXd GaussianProcess::warped_kernel(const Eigen::MatrixXd &A,
+                                               const Eigen::MatrixXd &B) const {
   // Scale the columns by 1/l, then r^2 = |a|^2 + |b|^2 - 2 a.b (one GEMM), then the Matérn
   // function in place: this runs over every candidate, so it avoids large temporaries.
   Eigen::RowVectorXd inv_l(A.cols());
@@ -384,7 +526,7 @@ Eigen::MatrixXd GaussianProcess::kernel(const Eigen::MatrixXd &A, const Eigen::M
 void GaussianProcess::predict(const Eigen::MatrixXd &Xs, Eigen::VectorXd *mean,
                               Eigen::VectorXd *var) const {
   // k(Xs, X) is (m x n): its columns are long, which the kernel evaluates fastest.
-  const Eigen::MatrixXd Kt = kernel(Xs, X_);
+  const Eigen::MatrixXd Kt = warped_kernel(warp(Xs), Xw_);
   if (mean) *mean = Kt * alpha_;
   if (var) {
     Eigen::MatrixXd V;
@@ -395,7 +537,7 @@ void GaussianProcess::predict(const Eigen::MatrixXd &Xs, Eigen::VectorXd *mean,
 
 void GaussianProcess::predict_one(const Eigen::Ref<const Eigen::RowVectorXd> &x, double *mean,
                                   double *var) const {
-  const Eigen::VectorXd k = kernel(X_, x).col(0);  // (n)
+  const Eigen::VectorXd k = warped_kernel(Xw_, warp(x)).col(0);  // (n)
   if (mean) *mean = k.dot(alpha_);
   if (var) {
     const Eigen::VectorXd v = Linv_.triangularView<Eigen::Lower>() * k;
@@ -405,7 +547,7 @@ void GaussianProcess::predict_one(const Eigen::Ref<const Eigen::RowVectorXd> &x,
 
 CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc,
                                        bool fantasies)
-    : gp_(gp), Xc_(Xc) {
+    : gp_(gp), Xw_(gp.warp(Xc)) {
   const Eigen::Index n = gp.inputs().rows(), m = Xc.rows();
   rows_ = n;
   beta_ = gp.beta();
@@ -418,7 +560,7 @@ CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::M
   const double sf2 = gp.signal_var();
   for (Eigen::Index s = 0; s < m; s += kBlock) {
     const Eigen::Index c = std::min(kBlock, m - s);
-    const Eigen::MatrixXd Kt = gp.kernel(Xc.middleRows(s, c), gp.inputs());  // (c x n)
+    const Eigen::MatrixXd Kt = gp.warped_kernel(Xw_.middleRows(s, c), gp.warped_inputs());  // (c x n)
     Vb.noalias() = gp.chol_inverse() * Kt.transpose();                       // (n x c)
     mean_.segment(s, c).noalias() = Vb.transpose() * beta_;
     var_.segment(s, c) = (sf2 - Vb.colwise().squaredNorm().array()).max(0.0).matrix().transpose();
@@ -427,9 +569,9 @@ CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::M
 }
 
 void CandidatePosterior::condition(Eigen::Index j, double y) {
-  if (V_.cols() != Xc_.rows())
+  if (V_.cols() != Xw_.rows())
     throw Error(Errc::internal, "CandidatePosterior: built without fantasies");
-  const Eigen::VectorXd kc = gp_.kernel(Xc_, Xc_.row(j)).col(0);  // (m)
+  const Eigen::VectorXd kc = gp_.warped_kernel(Xw_, Xw_.row(j)).col(0);  // (m)
   const Eigen::VectorXd l = V_.topRows(rows_).col(j);
   const double d2 = gp_.signal_var() + gp_.noise_var() - l.squaredNorm();
   const double d = std::sqrt(std::max(d2, 1e-12));

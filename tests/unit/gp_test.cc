@@ -90,6 +90,116 @@ TEST(GaussianProcess, GradientMatchesFiniteDifferences) {
   EXPECT_TRUE(std::isfinite(f0));
 }
 
+// The gradient with respect to the warping's concentrations (and the rest) with two of three
+// columns warped, against central differences.
+TEST(GaussianProcess, WarpedGradientMatchesFiniteDifferences) {
+  Rng rng(9);
+  const int n = 10;
+  Eigen::MatrixXd X(n, 3);
+  Eigen::VectorXd y(n);
+  for (int i = 0; i < n; ++i) {
+    for (int c = 0; c < 3; ++c) X(i, c) = rng.uniform();
+    X(i, 2) = std::round(X(i, 2) * 4) / 4;  // repeated values, as resource levels are
+    y[i] = std::exp(-4 * X(i, 0)) + X(i, 1) - X(i, 2) + 0.05 * rng.normal();
+  }
+  X(0, 0) = 0.0;  // the ends of the range
+  X(1, 0) = 1.0;
+  const std::vector<int> groups = {0, 1, 2};
+  GpHyper h;
+  h.log_lengthscale = Eigen::Vector3d(-0.5, 0.1, 0.4);
+  h.log_signal_var = 0.2;
+  h.log_noise_var = -3.0;
+  h.warp_columns = {0, 2};
+  h.log_warp_a = Eigen::Vector2d(-0.6, 0.3);
+  h.log_warp_b = Eigen::Vector2d(0.4, -0.2);
+  Eigen::VectorXd g;
+  GaussianProcess::log_marginal_likelihood(X, y, groups, h, &g);
+  ASSERT_EQ(g.size(), 3 + 2 + 4);
+  const double eps = 1e-6;
+  for (int p = 0; p < 4; ++p) {
+    GpHyper a = h, b = h;
+    Eigen::VectorXd &va = p < 2 ? a.log_warp_a : a.log_warp_b;
+    Eigen::VectorXd &vb = p < 2 ? b.log_warp_a : b.log_warp_b;
+    va[p % 2] += eps;
+    vb[p % 2] -= eps;
+    const double fd = (GaussianProcess::log_marginal_likelihood(X, y, groups, a) -
+                       GaussianProcess::log_marginal_likelihood(X, y, groups, b)) /
+                      (2 * eps);
+    EXPECT_NEAR(g[5 + p], fd, 1e-5 * (1 + std::fabs(fd))) << "warping parameter " << p;
+  }
+  GpHyper a = h, b = h;
+  a.log_lengthscale[2] += eps;
+  b.log_lengthscale[2] -= eps;
+  const double fd = (GaussianProcess::log_marginal_likelihood(X, y, groups, a) -
+                     GaussianProcess::log_marginal_likelihood(X, y, groups, b)) /
+                    (2 * eps);
+  EXPECT_NEAR(g[2], fd, 1e-5 * (1 + std::fabs(fd)));
+}
+
+// Concentrations a = b = 1 are the identity: the same posterior as without warping.
+TEST(GaussianProcess, UnitConcentrationsDoNotWarp) {
+  const GaussianProcess plain = tiny();
+  GpHyper h = plain.hyper();
+  h.warp_columns = {0};
+  h.log_warp_a = Eigen::VectorXd::Zero(1);
+  h.log_warp_b = Eigen::VectorXd::Zero(1);
+  const GaussianProcess warped(plain.inputs(), plain.targets(), {0}, h);
+  Eigen::MatrixXd Xs(3, 1);
+  Xs << 0.5, 0.25, 0.9;
+  Eigen::VectorXd m0, v0, m1, v1;
+  plain.predict(Xs, &m0, &v0);
+  warped.predict(Xs, &m1, &v1);
+  EXPECT_LT((m0 - m1).cwiseAbs().maxCoeff(), 1e-5);
+  EXPECT_LT((v0 - v1).cwiseAbs().maxCoeff(), 1e-5);
+  // Other concentrations move the inputs: a < 1 stretches the small end.
+  h.log_warp_a[0] = std::log(0.5);
+  const GaussianProcess stretched(plain.inputs(), plain.targets(), {0}, h);
+  EXPECT_NEAR(stretched.warp(Xs)(1, 0), 0.5, 1e-5);  // 1 - (1 - 0.25^0.5)^1
+  EXPECT_THROW(GaussianProcess(plain.inputs(), plain.targets(), {0},
+                               [&] {
+                                 GpHyper bad = h;
+                                 bad.warp_columns = {1};  // no such column
+                                 return bad;
+                               }()),
+               Error);
+}
+
+// A function that changes fast at the small end of its input and slowly at the large end
+// (sin(6 sqrt(x)): on 12 evenly spaced points a stationary model must pick one length scale for
+// both): the warped model learns to stretch the small end (a < 1), has the larger marginal
+// likelihood and predicts held-out points far better (here 0.06 against 1.17, root sum of squares).
+TEST(GaussianProcess, WarpingFitsANonStationaryFunction) {
+  auto f = [](double x) { return std::sin(6.0 * std::sqrt(x)); };
+  const int n = 12;
+  Eigen::MatrixXd X(n, 1);
+  Eigen::VectorXd y(n);
+  for (int i = 0; i < n; ++i) {
+    X(i, 0) = static_cast<double>(i) / (n - 1);
+    y[i] = f(X(i, 0));
+  }
+  const double mu = y.mean(), sd = std::sqrt((y.array() - mu).square().mean());
+  y = (y.array() - mu) / sd;
+  GpFitOptions o;
+  o.seed = 5;
+  const GaussianProcess plain = GaussianProcess::fit(X, y, {0}, o);
+  o.warp_columns = {0};
+  const GaussianProcess warped = GaussianProcess::fit(X, y, {0}, o);
+  ASSERT_EQ(warped.hyper().warp_columns, std::vector<int>{0});
+  EXPECT_LT(warped.hyper().log_warp_a[0], 0.0);
+  EXPECT_GT(warped.log_marginal_likelihood(), plain.log_marginal_likelihood());
+  Eigen::MatrixXd Xs(40, 1);
+  Eigen::VectorXd truth(40);
+  for (int i = 0; i < 40; ++i) {
+    Xs(i, 0) = (i + 0.5) / 40;
+    truth[i] = (f(Xs(i, 0)) - mu) / sd;
+  }
+  Eigen::VectorXd mp, mw;
+  plain.predict(Xs, &mp, nullptr);
+  warped.predict(Xs, &mw, nullptr);
+  const double err_plain = (mp - truth).norm(), err_warped = (mw - truth).norm();
+  EXPECT_LT(err_warped, 0.5 * err_plain) << "plain " << err_plain << ", warped " << err_warped;
+}
+
 TEST(GaussianProcess, FitImprovesThePosteriorAndIsDeterministic) {
   Rng rng(3);
   const int n = 15;
@@ -125,6 +235,9 @@ TEST(CandidatePosterior, FantasiesMatchConditioningOnTheData) {
   h.log_lengthscale = Eigen::Vector2d(-1.0, -0.5);
   h.log_signal_var = 0.0;
   h.log_noise_var = -5.0;
+  h.warp_columns = {1};  // fantasies work on warped inputs too
+  h.log_warp_a = Eigen::VectorXd::Constant(1, 0.5);
+  h.log_warp_b = Eigen::VectorXd::Constant(1, -0.3);
   const GaussianProcess gp(X, y, {0, 1}, h);
   CandidatePosterior post(gp, Xc);
   post.condition(10, 0.7);

@@ -12,14 +12,27 @@
 // Conditioning follows GPML Algorithm 2.1: L = cholesky(K + sigma_n^2 I), alpha = L^T \ (L \ y),
 // mean = k*^T alpha, v = L \ k*, var = k(x*, x*) - v^T v,
 // log p(y|X) = -y^T alpha / 2 - sum_i log L_ii - n/2 log 2 pi.
-// Hyperparameters theta = (log l_1..l_G, log sigma_f^2, log sigma_n^2) maximize the log marginal
+// Hyperparameters theta = (log l_1..l_G, log sigma_f^2, log sigma_n^2, then log a and log b of
+// each warped column) maximize the log marginal
 // likelihood plus log-priors (a MAP estimate; the gradient is GPML eq. 5.9), by projected L-BFGS
 // within bounds, from several starts drawn from the prior with an injected seed: every start gets
 // a probing iteration, the best continues for a bounded number of iterations (a proposal needs
 // the basin of the hyperparameters, not their last digits).  For many query points v = L \ k* is
 // computed as a product with the explicit L^-1.
 //
-// Shapes: X is (n x D), y (n), groups (D) with values in [0, G); query points (m x D).
+// Input warping (optional; Snoek, Swersky, Zemel & Adams, "Input warping for Bayesian
+// optimization of non-stationary functions", ICML 2014).  Each warped input column c, in [0, 1],
+// enters the kernel through the Kumaraswamy CDF w_c(x) = 1 - (1 - x^a_c)^b_c (x first mapped to
+// [eps, 1 - eps]), whose two concentrations are hyperparameters like the length scales.  a = b = 1
+// is the identity; other values stretch one end of the range and compress the other, so a score
+// that changes fast at the small end of a resource (a data set that just fits in memory) and
+// slowly at the large end is no longer forced onto one length scale.  The concentrations get
+// LogNormal(0, 0.75) priors (variance 0.75, median 1), the defaults of BoTorch's and Ax's warped
+// models.  Their gradient: dlog p/dd_p = -1/2 w_p c_p / l^2 per pair distance (below), chained
+// through dw/dlog a = a b (1 - x^a)^(b-1) x^a log x and dw/dlog b = -b (1 - x^a)^b log(1 - x^a).
+//
+// Shapes: X is (n x D), y (n), groups (D) with values in [0, G); query points (m x D).  Inputs are
+// always given unwarped; the model warps them.
 // Thread safety: a GaussianProcess is immutable once built; const methods may run concurrently.
 #pragma once
 
@@ -36,6 +49,9 @@ struct GpHyper {
   Eigen::VectorXd log_lengthscale;  // (G)
   double log_signal_var = 0.0;      // log sigma_f^2
   double log_noise_var = -4.0;      // log sigma_n^2
+  // Input warping: the warped columns (ascending), and log a, log b of each (same length).
+  std::vector<int> warp_columns;
+  Eigen::VectorXd log_warp_a, log_warp_b;
 };
 
 // A prior on one positive hyperparameter h, and its bounds.  Log-normal: log h ~ N(mu, sd^2).
@@ -73,6 +89,9 @@ struct GpFitOptions {
   // this size, and the fit, O(n^3) per likelihood evaluation, stays within the time of one
   // proposal step.  0: always use every observation.
   int max_fit_points = 32;
+  // The input columns to warp (any order; empty: none), and the prior of each concentration.
+  std::vector<int> warp_columns;
+  LogNormalPrior warp{0.0, 0.8660254037844386, 0.05, 20.0};
 };
 
 // The median hyperparameters of the priors for G feature groups (the first start of fit(),
@@ -92,7 +111,8 @@ class GaussianProcess {
 
   // log p(y | X, theta) for the conditioned data (without priors).
   double log_marginal_likelihood() const { return lml_; }
-  // The log marginal likelihood and its gradient with respect to theta (G + 2), without priors.
+  // The log marginal likelihood and its gradient with respect to theta (G + 2 + 2 x the warped
+  // columns), without priors.
   // Returns -infinity when the matrix is not positive definite.
   static double log_marginal_likelihood(const Eigen::MatrixXd &X, const Eigen::VectorXd &y,
                                         const std::vector<int> &groups, const GpHyper &h,
@@ -105,9 +125,14 @@ class GaussianProcess {
 
   // k(A, B) (rows of A against rows of B), (a x b).  Fastest when a >= b (long columns).
   Eigen::MatrixXd kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) const;
+  // The inputs as the kernel sees them (warped; a copy when nothing is warped), and k on such
+  // inputs, for callers that evaluate many kernels on the same points.
+  Eigen::MatrixXd warp(const Eigen::MatrixXd &X) const;
+  Eigen::MatrixXd warped_kernel(const Eigen::MatrixXd &Aw, const Eigen::MatrixXd &Bw) const;
 
   const GpHyper &hyper() const { return hyper_; }
   const Eigen::MatrixXd &inputs() const { return X_; }
+  const Eigen::MatrixXd &warped_inputs() const { return Xw_; }
   const Eigen::VectorXd &targets() const { return y_; }
   const std::vector<int> &groups() const { return groups_; }
   // The lower Cholesky factor L of K + sigma_n^2 I (n x n) and beta = L \ y (n).
@@ -120,7 +145,7 @@ class GaussianProcess {
   double noise_var() const;
 
  private:
-  Eigen::MatrixXd X_;
+  Eigen::MatrixXd X_, Xw_;
   Eigen::VectorXd y_;
   std::vector<int> groups_;
   GpHyper hyper_;
@@ -145,7 +170,7 @@ class CandidatePosterior {
 
  private:
   const GaussianProcess &gp_;
-  const Eigen::MatrixXd &Xc_;
+  Eigen::MatrixXd Xw_;    // the candidates, warped (m x D)
   Eigen::MatrixXd V_;     // (rows x m)
   Eigen::VectorXd beta_;  // (rows)
   Eigen::Index rows_ = 0;
