@@ -80,6 +80,7 @@ CandidateSet::CandidateSet(std::vector<FeatureColumn> columns) : columns_(std::m
       for (size_t k = 0; k < cols.size() && !repeat; ++k)
         repeat = numeric_col[k] && (cols[k] - v).cwiseAbs().maxCoeff() < 1e-12;
       if (repeat) continue;
+      numeric_columns_.push_back(static_cast<int>(cols.size()));
       cols.push_back(v);
       numeric_col.push_back(true);
       groups_.push_back(feature_groups_);

@@ -47,6 +47,8 @@ void parse_engine_section(RawConf &raw, EngineConf &out) {
   double_key("StopEIFraction", 0, 1, &out.ei_fraction);
   int_key("MinTrials", 0, 100000, &out.min_trials);
   double_key("ExplorationMargin", 0, 10, &out.exploration_margin);
+  if (auto l = raw.take_line("InputWarping"))
+    out.input_warping = parse_bool(l->where() + ": InputWarping", l->tokens[0].value);
   if (auto l = raw.take_line("BatchMode"))
     out.batch = parse_batch_mode(l->where() + ": BatchMode", l->tokens[0].value);
   std::string space_where;

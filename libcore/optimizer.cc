@@ -37,6 +37,7 @@ EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
   o.seed = conf.seed;
   o.initial_trials = conf.initial_trials;
   o.xi = conf.exploration_margin;
+  o.input_warping = conf.input_warping;
   o.batch = conf.batch;
   o.stop = conf.stopping(budget);
   return o;
@@ -203,6 +204,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   const Eigen::VectorXd ys = (y.array() - y_mean) / y_std;
   GpFitOptions gpo = o.gp;
   gpo.seed = Rng(o.seed, kStreamGp).next();
+  if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
   const GaussianProcess gp = GaussianProcess::fit(X, ys, cs.groups(), gpo);
   // Fantasies are needed when running trials or earlier picks must be taken into account.
   CandidatePosterior post(

@@ -18,10 +18,12 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_EQ(d.default_budget, 20u);
   EXPECT_DOUBLE_EQ(d.ei_fraction, 0.0);
   EXPECT_TRUE(d.default_space.empty());
+  EXPECT_FALSE(d.input_warping);
   const Conf c = Conf::load_text(
       "InitialTrials=5\nDefaultBudget=30\nMaxBudget=40\nDefaultGamma=0.25\nSeed=7\n"
       "StopImprovement=0.02\nRoundTrials=4\nStopEIFraction=0.05\nMinTrials=8\n"
-      "ExplorationMargin=0\nBatchMode=liar\nDefaultSpace=nodes=1-4\nSpaceLimits=nodes=1-16\n");
+      "ExplorationMargin=0\nBatchMode=liar\nDefaultSpace=nodes=1-4\nSpaceLimits=nodes=1-16\n"
+      "InputWarping=yes\n");
   const EngineConf &e = c.engine;
   EXPECT_EQ(e.initial_trials, 5u);
   EXPECT_EQ(e.default_budget, 30u);
@@ -41,6 +43,7 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_EQ(o.initial_trials, 5u);
   EXPECT_EQ(o.batch, BatchMode::constant_liar);
   EXPECT_DOUBLE_EQ(o.xi, 0.0);
+  EXPECT_TRUE(o.input_warping);
   EXPECT_EQ(o.stop.budget, 25u);
   EXPECT_NO_THROW(o.validate());
 }
@@ -52,6 +55,9 @@ TEST(EngineConf, BadValuesFailClosed) {
   EXPECT_EQ(
       conf_error("StopEIFraction=lots\n"),
       "autotune.conf:1: StopEIFraction: 'lots' is not a number; allowed: a number from 0 to 1");
+  EXPECT_EQ(conf_error("InputWarping=sometimes\n"),
+            "autotune.conf:1: InputWarping: 'sometimes' is not a boolean; allowed: yes, no, true, "
+            "false, 1, 0, on, off");
   EXPECT_EQ(conf_error("BatchMode=greedy\n"),
             "autotune.conf:1: BatchMode: unknown batch mode 'greedy'; allowed: believer, liar");
   EXPECT_EQ(conf_error("DefaultSpace=nodes=0\n"),

@@ -91,6 +91,26 @@ TEST(Propose, FindsTheMinimumOfASmoothFunction) {
   EXPECT_GE(found, 4) << "the optimum of a quadratic bowl on 144 points within 15 trials";
 }
 
+TEST(Propose, InputWarpingIsAnOptionOfBothModels) {
+  const Grid g(8);
+  EngineOptions o;
+  o.stop.budget = 0;
+  // Every 5th candidate fails, so the feasibility model is fitted too.
+  const auto fails = [](size_t i) { return i % 5 == 0; };
+  const auto plain = run(g, o, 8, fails);
+  const Proposal p = propose(g.cs, plain, {}, 1, o);
+  ASSERT_TRUE(p.modelled);
+  EXPECT_TRUE(p.hyper.warp_columns.empty());
+  o.input_warping = true;
+  const auto a = run(g, o, 8, fails), b = run(g, o, 8, fails);
+  EXPECT_EQ(indices(a), indices(b));  // still deterministic
+  const Proposal w = propose(g.cs, a, {}, 1, o);
+  ASSERT_TRUE(w.modelled);
+  EXPECT_EQ(w.hyper.warp_columns, g.cs.numeric_columns());
+  EXPECT_EQ(w.hyper.log_warp_a.size(), 2);
+  EXPECT_EQ(w.indices.size(), 1u);
+}
+
 TEST(Propose, PendingAwareBatchesAreDistinct) {
   const Grid g(10);
   EngineOptions o;

@@ -66,6 +66,8 @@ class CandidateSet {
   // (D): for each encoded column, its feature group in [0, feature_groups()).
   const std::vector<int> &groups() const { return groups_; }
   int feature_groups() const { return feature_groups_; }
+  // The encoded columns of numeric features (ascending): the ones with an order to warp.
+  const std::vector<int> &numeric_columns() const { return numeric_columns_; }
   // The names of the feature groups (the columns that vary).
   const std::vector<std::string> &group_names() const { return group_names_; }
 
@@ -77,6 +79,7 @@ class CandidateSet {
   std::vector<FeatureColumn> columns_;
   Eigen::MatrixXd encoded_;
   std::vector<int> groups_;
+  std::vector<int> numeric_columns_;
   int feature_groups_ = 0;
   std::vector<std::string> group_names_;
 };

@@ -19,7 +19,9 @@
 //    dimension-scaled length-scale prior of Hvarfner et al. 2024) on the standardized log score
 //    of the successful trials.  Scores are ratios (time or cost relative to the reference), so the
 //    log makes a 2x gain the same step everywhere and keeps predictions positive; the inputs are
-//    on log scales too (candidates.hpp), since resources act multiplicatively.
+//    on log scales too (candidates.hpp), since resources act multiplicatively.  With
+//    `input_warping` (off by default) both models also learn a Kumaraswamy warping of each
+//    numeric input (gp.hpp); bench/README.md has what it does on the replay tables.
 // 3. Failures.  A failed or timed-out trial is never proposed again.  By default
 //    (Failures::classifier) a second GP on success/failure labels gives each candidate a
 //    probability of running at all, and expected improvement is weighted by it (constrained EI:
@@ -66,6 +68,7 @@ struct EngineOptions {
   std::size_t initial_trials = 3;
   std::size_t design_draws = 64;  // random subsets compared by the maximin criterion
   double xi = 0.01;               // EI margin, in standard deviations of the standardized log score
+  bool input_warping = false;     // warp the numeric inputs (gp.hpp) of both models
   BatchMode batch = BatchMode::kriging_believer;
   // How failed trials steer the search (both never propose a failed candidate again):
   //  classifier  a second GP on +1 (succeeded) / -1 (failed) labels models a constraint c(x);
