@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -213,19 +215,15 @@ SlurmRequest request_of(const at_submit_decision &d) {
   return r;
 }
 
-// "autotune: class=C" of a converged class's answer ("autotune: class=C best config=...").
-std::string prefix_of(const at_submit_decision &d) {
-  const std::string s = d.admin_comment;
-  return s.substr(0, s.find(" best config="));
-}
-
 // A class keeps the limits of the job that created it; a later job (in another QOS, or another
 // user of a shared class) may be allowed less, and Slurm would keep it pending for ever with the
-// class's best configuration.  Such a job runs as submitted instead, saying why.
-void keep_within(const AccountingLimits &job, const std::string &prefix, at_submit_decision *out) {
-  if (!out->rewrite || !job.any()) return;
-  const std::string why = job.violation(request_of(*out));
-  if (why.empty()) return;
+// class's best configuration.  Such a job runs the best configuration the class measured within
+// its limits (the lowest mean score per configuration, as the tuner ranks them), or as submitted
+// when it measured none, saying why.  Its AdminComment reads "autotune: class=C: best
+// config=...": ingest takes only "class=C best config=" for a re-measurement of the best, so
+// neither run is recorded as one.  `why` is job.violation() of the best.
+void keep_within(Store &store, const ClassRecord &c, const AccountingLimits &job, const std::string &why,
+                 const std::string &prefix, at_submit_decision *out) {
   std::string config;
   int kept = 0;
   for (int i = 0; i < out->env_count; ++i) {
@@ -239,9 +237,31 @@ void keep_within(const AccountingLimits &job, const std::string &prefix, at_subm
   }
   out->env_count = kept;
   out->rewrite = 0;
+  std::string comment = prefix + ": best config=" + config + " " + why + " by this job's QOS and association limits (" +
+                        job.text + ")";
+  // Mean score per measured configuration.
+  std::map<std::string, std::pair<double, int>> sums;
+  for (const TrialRecord &t : store.trials(c.id))
+    if (t.status == TrialStatus::done && t.measurement && t.measurement->score && *t.measurement->score > 0) {
+      auto &m = sums[t.config];
+      m.first += *t.measurement->score;
+      ++m.second;
+    }
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const auto &[cfg, m] : sums) ranked.emplace_back(m.first / m.second, cfg);
+  std::sort(ranked.begin(), ranked.end());
+  const double best = sums.count(config) ? sums[config].first / sums[config].second : 0;
+  for (const auto &[score, cfg] : ranked) {
+    const Configuration within = Configuration::parse(cfg);
+    if (!job.violation(slurm_request(within)).empty()) continue;
+    apply_config(out, within);
+    comment += "; runs config=" + cfg + ", the best measured within them (score " + format_double(std::round(score * 1000) / 1000);
+    if (best > 0) comment += " against " + format_double(std::round(best * 1000) / 1000);
+    copy(out->admin_comment, sizeof out->admin_comment, comment + ")");
+    return;
+  }
   copy(out->admin_comment, sizeof out->admin_comment,
-       prefix + " best config=" + config + " " + why + " by this job's QOS and association limits (" + job.text +
-           "); job runs as submitted");
+       comment + "; no measured configuration is within them; job runs as submitted");
 }
 
 // The job's class settings from its options, the site's defaults and limits.
@@ -311,14 +331,21 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     if (!job_acct) job_acct = accounting_of(req);
     return *job_acct;
   };
+  // Is the class's answer within this job's own limits (a job that needs no rewrite is)?
+  auto over_limits = [&](const at_submit_decision &d) {
+    return d.rewrite && job_limits().any() ? job_limits().violation(request_of(d)) : std::string();
+  };
   if (auto hit = st.answers.find(key); hit != st.answers.end()) {
     if (hit->second.token == token) {
-      *out = hit->second.decision;
-      ++st.cached;
-      if (out->rewrite) keep_within(job_limits(), prefix_of(*out), out);
-      return;
+      if (over_limits(hit->second.decision).empty()) {
+        *out = hit->second.decision;
+        ++st.cached;
+        return;
+      }
+      // Beyond this job's limits: the store has what it may run instead (below).
+    } else {
+      st.answers.erase(hit);
     }
-    st.answers.erase(hit);
   }
   // Keeps *out as the answer for this class until the store changes (converged classes only).
   auto remember = [&] {
@@ -385,7 +412,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     if (c->state == ClassState::stale) comment += " (stale: " + c->state_reason + ")";
     copy(out->admin_comment, sizeof out->admin_comment, comment);
     remember();
-    keep_within(job_limits(), prefix, out);
+    if (const std::string why = over_limits(*out); !why.empty()) keep_within(store, *c, job_limits(), why, prefix, out);
     return;
   }
   if (c->settings.mode == "steps") {
