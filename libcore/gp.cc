@@ -3,6 +3,8 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -59,44 +61,49 @@ constexpr double kWarpEps = 1e-6;
 // X with the warped columns of h replaced by their Kumaraswamy CDF; with da and db, also the
 // derivative of each warped column with respect to its log a and log b (n x W).  Inputs are
 // resource levels with few distinct values per column (a candidate set of thousands has a
-// dozen node counts), so each column keeps the values it computed in a small cache.
+// dozen node counts), so the CDF is computed once per distinct value (an open-addressing table
+// of the values seen) and copied to the rows that share it.
 Eigen::MatrixXd warp_inputs(const Eigen::MatrixXd &X, const GpHyper &h, Eigen::MatrixXd *da,
                             Eigen::MatrixXd *db) {
   Eigen::MatrixXd W = X;
-  const Eigen::Index K = static_cast<Eigen::Index>(h.warp_columns.size());
-  if (da) da->resize(X.rows(), K);
-  if (db) db->resize(X.rows(), K);
-  constexpr int kCache = 32;
-  double cx[kCache], cw[kCache], ca[kCache], cb[kCache];
+  const Eigen::Index K = static_cast<Eigen::Index>(h.warp_columns.size()), n = X.rows();
+  if (da) da->resize(n, K);
+  if (db) db->resize(n, K);
+  if (K == 0 || n == 0) return W;
+  int bits = 6;
+  while ((1 << bits) < 2 * n) ++bits;
+  const std::size_t cap = std::size_t{1} << bits;
+  std::vector<double> keys(cap);
+  std::vector<int> slot(cap);
+  std::vector<double> vw, va, vb;
   for (Eigen::Index k = 0; k < K; ++k) {
     const Eigen::Index c = h.warp_columns[static_cast<size_t>(k)];
     const double a = std::exp(h.log_warp_a[k]), b = std::exp(h.log_warp_b[k]);
-    int cached = 0;
-    for (Eigen::Index r = 0; r < X.rows(); ++r) {
+    std::fill(slot.begin(), slot.end(), -1);
+    vw.clear();
+    va.clear();
+    vb.clear();
+    for (Eigen::Index r = 0; r < n; ++r) {
       const double x0 = X(r, c);
-      int hit = 0;
-      while (hit < cached && cx[hit] != x0) ++hit;
-      if (hit == cached) {
+      std::uint64_t u64;
+      std::memcpy(&u64, &x0, sizeof u64);
+      std::size_t i = static_cast<std::size_t>((u64 * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
+      while (slot[i] >= 0 && keys[i] != x0) i = (i + 1) & (cap - 1);
+      if (slot[i] < 0) {
         // u = x^a, v = 1 - u, w = 1 - v^b, by exp and log (cheaper than pow).
         const double x = kWarpEps + (1 - 2 * kWarpEps) * std::min(1.0, std::max(0.0, x0));
         const double lx = std::log(x), u = std::exp(a * lx), lv = std::log1p(-u);
-        const double vb = std::exp(b * lv);
-        const double w = 1 - vb, dwa = a * b * vb / (1 - u) * u * lx, dwb = -b * vb * lv;
-        if (cached == kCache) {  // full: compute without caching
-          W(r, c) = w;
-          if (da) (*da)(r, k) = dwa;
-          if (db) (*db)(r, k) = dwb;
-          continue;
-        }
-        cx[hit] = x0;
-        cw[hit] = w;
-        ca[hit] = dwa;
-        cb[hit] = dwb;
-        ++cached;
+        const double vbb = std::exp(b * lv);
+        keys[i] = x0;
+        slot[i] = static_cast<int>(vw.size());
+        vw.push_back(1 - vbb);
+        va.push_back(a * b * vbb / (1 - u) * u * lx);
+        vb.push_back(-b * vbb * lv);
       }
-      W(r, c) = cw[hit];
-      if (da) (*da)(r, k) = ca[hit];
-      if (db) (*db)(r, k) = cb[hit];
+      const std::size_t v = static_cast<std::size_t>(slot[i]);
+      W(r, c) = vw[v];
+      if (da) (*da)(r, k) = va[v];
+      if (db) (*db)(r, k) = vb[v];
     }
   }
   return W;
@@ -121,8 +128,17 @@ int group_count(const std::vector<int> &groups) {
 // log p(y | X, theta) and its gradient from the pair distances (pair_distances()).  theta packs
 // (log l_1..l_G, log sigma_f^2, log sigma_n^2).  Returns -infinity when K is not positive definite.
 // With pair_weight, also w_p c_p per pair (see below): d log p / d d_{g,p} = -1/2 w_p c_p / l_g^2.
+// A linear kernel term s_lin (x - 1/2).(x' - 1/2): its value per pair and on the diagonal
+// (without s_lin), its variance, and where to put d log p / d log s_lin.
+struct LinearTerm {
+  Eigen::ArrayXd pairs, diag;
+  double s = 0;
+  double *gradient = nullptr;
+};
+
 double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const Eigen::VectorXd &t,
-                      Eigen::VectorXd *gradient, Eigen::ArrayXd *pair_weight = nullptr) {
+                      Eigen::VectorXd *gradient, Eigen::ArrayXd *pair_weight = nullptr,
+                      const LinearTerm *lin = nullptr) {
   const int G = static_cast<int>(d.rows());
   const Eigen::Index n = y.size();
   const Eigen::VectorXd inv_l2 = (-2.0 * t.head(G).array()).exp().matrix();
@@ -135,8 +151,8 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
   Eigen::MatrixXd K(n, n);
   Eigen::Index p = 0;
   for (Eigen::Index j = 0; j < n; ++j) {
-    K(j, j) = sf2 + sn2 + kJitter;
-    for (Eigen::Index i = j + 1; i < n; ++i) K(i, j) = kf[p++];
+    K(j, j) = sf2 + sn2 + kJitter + (lin ? lin->s * lin->diag[j] : 0.0);
+    for (Eigen::Index i = j + 1; i < n; ++i, ++p) K(i, j) = kf[p] + (lin ? lin->s * lin->pairs[p] : 0.0);
   }
   Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(K);
   if (llt.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
@@ -156,7 +172,9 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
     p = 0;
     for (Eigen::Index j = 0; j < n; ++j)
       for (Eigen::Index i = j + 1; i < n; ++i, ++p) w[p] = alpha[i] * alpha[j] - Kinv(i, j);
-    const double wdiag = (alpha.array().square() - Kinv.diagonal().array()).sum();
+    const Eigen::ArrayXd wd = alpha.array().square() - Kinv.diagonal().array();
+    const double wdiag = wd.sum();
+    if (lin && lin->gradient) *lin->gradient = lin->s * ((w * lin->pairs).sum() + 0.5 * (wd * lin->diag).sum());
     const Eigen::ArrayXd wc = w * (sf2 * (5.0 / 3.0) * (1.0 + kSqrt5 * r) * e);
     if (pair_weight) *pair_weight = wc;
     gradient->resize(G + 2);
@@ -256,17 +274,18 @@ Eigen::VectorXd minimize_box(const Objective &f, Eigen::VectorXd x, const Eigen:
 Eigen::VectorXd pack(const GpHyper &h) {
   const Eigen::Index G = h.log_lengthscale.size();
   const Eigen::Index K = static_cast<Eigen::Index>(h.warp_columns.size());
-  Eigen::VectorXd t(G + 2 + 2 * K);
+  Eigen::VectorXd t(G + 2 + 2 * K + (h.linear() ? 1 : 0));
   t.head(G) = h.log_lengthscale;
   t[G] = h.log_signal_var;
   t[G + 1] = h.log_noise_var;
   t.segment(G + 2, K) = h.log_warp_a;
-  t.tail(K) = h.log_warp_b;
+  t.segment(G + 2 + K, K) = h.log_warp_b;
+  if (h.linear()) t[G + 2 + 2 * K] = h.log_linear_var;
   return t;
 }
 
-// The inverse of pack() for G length scales and the warped columns of `like`.
-GpHyper unpack(const Eigen::VectorXd &t, Eigen::Index G, const std::vector<int> &warp_columns) {
+// The inverse of pack() for G length scales, the warped columns and a linear term or not.
+GpHyper unpack(const Eigen::VectorXd &t, Eigen::Index G, const std::vector<int> &warp_columns, bool linear) {
   const Eigen::Index K = static_cast<Eigen::Index>(warp_columns.size());
   GpHyper h;
   h.log_lengthscale = t.head(G);
@@ -274,32 +293,56 @@ GpHyper unpack(const Eigen::VectorXd &t, Eigen::Index G, const std::vector<int> 
   h.log_noise_var = t[G + 1];
   h.warp_columns = warp_columns;
   h.log_warp_a = t.segment(G + 2, K);
-  h.log_warp_b = t.tail(K);
+  h.log_warp_b = t.segment(G + 2 + K, K);
+  if (linear) h.log_linear_var = t[G + 2 + 2 * K];
   return h;
+}
+
+// The linear term's products (x_i - 1/2).(x_j - 1/2) per pair (pair_distances() order) and on
+// the diagonal.
+LinearTerm linear_products(const Eigen::MatrixXd &X) {
+  const Eigen::MatrixXd C = X.array() - 0.5;
+  const Eigen::Index n = X.rows();
+  LinearTerm l;
+  l.pairs.resize(n * (n - 1) / 2);
+  l.diag = C.rowwise().squaredNorm().array();
+  Eigen::Index p = 0;
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = j + 1; i < n; ++i, ++p) l.pairs[p] = C.row(i).dot(C.row(j));
+  return l;
 }
 
 // log p(y | X, theta) and its gradient with respect to theta = pack(h) for G length scales and
 // the warped columns of h (their concentrations are read from t).  `unwarped` holds the pair
 // distances of X when nothing is warped (they do not depend on theta then).
 double lml_theta(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, const std::vector<int> &groups,
-                 int G, const std::vector<int> &warp_columns, const Eigen::VectorXd &t,
-                 const Eigen::MatrixXd *unwarped, Eigen::VectorXd *gradient) {
-  if (warp_columns.empty()) {
-    if (unwarped) return lml_from_pairs(*unwarped, y, t, gradient);
-    return lml_from_pairs(pair_distances(X, groups, G), y, t, gradient);
+                 int G, const std::vector<int> &warp_columns, bool linear, const Eigen::VectorXd &t,
+                 const Eigen::MatrixXd *unwarped, const LinearTerm *products, Eigen::VectorXd *gradient) {
+  const Eigen::Index K = static_cast<Eigen::Index>(warp_columns.size()), n = X.rows();
+  LinearTerm lin;
+  double glin = 0;
+  if (linear) {
+    lin = products ? *products : linear_products(X);
+    lin.s = std::exp(t[G + 2 + 2 * K]);
+    lin.gradient = gradient ? &glin : nullptr;
   }
-  const GpHyper h = unpack(t, G, warp_columns);
-  Eigen::MatrixXd da, db;
-  const Eigen::MatrixXd W =
-      warp_inputs(X, h, gradient ? &da : nullptr, gradient ? &db : nullptr);
   Eigen::VectorXd g;
   Eigen::ArrayXd pw;
-  const double lml =
-      lml_from_pairs(pair_distances(W, groups, G), y, t.head(G + 2), gradient ? &g : nullptr, &pw);
+  Eigen::MatrixXd da, db, W;
+  double lml;
+  if (K == 0) {
+    Eigen::MatrixXd computed;
+    const Eigen::MatrixXd &D = unwarped ? *unwarped : (computed = pair_distances(X, groups, G));
+    lml = lml_from_pairs(D, y, t.head(G + 2), gradient ? &g : nullptr, nullptr, linear ? &lin : nullptr);
+  } else {
+    W = warp_inputs(X, unpack(t, G, warp_columns, linear), gradient ? &da : nullptr, gradient ? &db : nullptr);
+    lml = lml_from_pairs(pair_distances(W, groups, G), y, t.head(G + 2), gradient ? &g : nullptr, &pw,
+                         linear ? &lin : nullptr);
+  }
   if (!gradient || !std::isfinite(lml)) return lml;
-  const Eigen::Index K = static_cast<Eigen::Index>(warp_columns.size()), n = X.rows();
   gradient->resize(t.size());
   gradient->head(G + 2) = g;
+  if (linear) (*gradient)[G + 2 + 2 * K] = glin;
   for (Eigen::Index k = 0; k < K; ++k) {
     const Eigen::Index c = warp_columns[static_cast<size_t>(k)];
     // d d_{g,p} / d theta = 2 (w_i - w_j) (w'_i - w'_j) for the pair p = (i, j).
@@ -316,6 +359,12 @@ double lml_theta(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, const std::
     (*gradient)[G + 2 + K + k] = -inv_l2 * sb;
   }
   return lml;
+}
+
+LogNormalPrior linear_prior(const GpFitOptions &o, Eigen::Index D) {
+  LogNormalPrior p = o.linear_var;
+  if (std::isnan(p.mu)) p.mu = std::log(12.0 / static_cast<double>(std::max<Eigen::Index>(1, D)));
+  return p;
 }
 
 LogNormalPrior lengthscale_prior(const GpFitOptions &o, int G) {
@@ -335,7 +384,7 @@ void check_shapes(const Eigen::MatrixXd &X, const Eigen::VectorXd &y,
 
 }  // namespace
 
-GpHyper prior_median(const GpFitOptions &o, int G) {
+GpHyper prior_median(const GpFitOptions &o, int G, Eigen::Index columns) {
   GpHyper h;
   h.log_lengthscale = Eigen::VectorXd::Constant(G, lengthscale_prior(o, G).mu);
   h.log_signal_var = o.signal_var.mu;
@@ -347,6 +396,7 @@ GpHyper prior_median(const GpFitOptions &o, int G) {
   const Eigen::Index K = static_cast<Eigen::Index>(h.warp_columns.size());
   h.log_warp_a = Eigen::VectorXd::Constant(K, o.warp.mu);
   h.log_warp_b = Eigen::VectorXd::Constant(K, o.warp.mu);
+  if (o.linear) h.log_linear_var = linear_prior(o, columns < 0 ? G : columns).mu;
   return h;
 }
 
@@ -357,7 +407,7 @@ double GaussianProcess::log_marginal_likelihood(const Eigen::MatrixXd &X, const 
   const int G = static_cast<int>(h.log_lengthscale.size());
   if (G < group_count(groups)) throw_invalid("GP: fewer length scales than feature groups");
   check_warp(h, X.cols());
-  return lml_theta(X, y, groups, G, h.warp_columns, pack(h), nullptr, gradient);
+  return lml_theta(X, y, groups, G, h.warp_columns, h.linear(), pack(h), nullptr, nullptr, gradient);
 }
 
 GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y, std::vector<int> groups,
@@ -369,7 +419,7 @@ GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y, std::vect
   check_warp(hyper_, X_.cols());
   const Eigen::Index n = X_.rows();
   Xw_ = warp(X_);
-  Eigen::MatrixXd K = warped_kernel(Xw_, Xw_);
+  Eigen::MatrixXd K = kernel(X_, Xw_, X_, Xw_);
   const double sn2 = noise_var();
   double jitter = kJitter;
   for (int attempt = 0;; ++attempt) {
@@ -394,11 +444,13 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   check_shapes(X, y, groups);
   const int G = group_count(groups);
   const LogNormalPrior lp = lengthscale_prior(o, G);
-  const GpHyper median = prior_median(o, G);
+  const GpHyper median = prior_median(o, G, X.cols());
   check_warp(median, X.cols());
   const std::vector<int> &warped = median.warp_columns;
   const Eigen::Index K = static_cast<Eigen::Index>(warped.size());
-  const Eigen::Index P = G + 2 + 2 * K;
+  const bool linear = median.linear();
+  const LogNormalPrior lin_prior = linear_prior(o, X.cols());
+  const Eigen::Index P = G + 2 + 2 * K + (linear ? 1 : 0);
   Eigen::VectorXd lo(P), hi(P);
   for (int g = 0; g < G; ++g) {
     lo[g] = std::log(lp.min);
@@ -408,8 +460,12 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   hi[G] = std::log(o.signal_var.max);
   lo[G + 1] = std::log(o.noise_var.min);
   hi[G + 1] = std::log(o.noise_var.max);
-  lo.tail(2 * K).setConstant(std::log(o.warp.min));
-  hi.tail(2 * K).setConstant(std::log(o.warp.max));
+  lo.segment(G + 2, 2 * K).setConstant(std::log(o.warp.min));
+  hi.segment(G + 2, 2 * K).setConstant(std::log(o.warp.max));
+  if (linear) {
+    lo[P - 1] = std::log(lin_prior.min);
+    hi[P - 1] = std::log(lin_prior.max);
+  }
 
   const Eigen::Index n = X.rows();
   Rng rng(o.seed, static_cast<std::uint64_t>(n));
@@ -437,9 +493,12 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   // Without warping the pairwise distances do not depend on theta: computed once.
   Eigen::MatrixXd D;
   if (K == 0) D = pair_distances(Xfit, groups, G);
+  LinearTerm products;
+  if (linear) products = linear_products(Xfit);
   const Objective neg_log_post = [&](const Eigen::VectorXd &t, Eigen::VectorXd *grad) {
     Eigen::VectorXd gr;
-    const double lml = lml_theta(Xfit, yfit, groups, G, warped, t, K == 0 ? &D : nullptr, &gr);
+    const double lml = lml_theta(Xfit, yfit, groups, G, warped, linear, t, K == 0 ? &D : nullptr,
+                                 linear ? &products : nullptr, &gr);
     if (!std::isfinite(lml)) return std::numeric_limits<double>::infinity();
     double lp_sum = 0, dg = 0;
     for (int g = 0; g < G; ++g) {
@@ -450,9 +509,13 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
     gr[G] += dg;
     lp_sum += log_prior(o.noise_var, t[G + 1], &dg);
     gr[G + 1] += dg;
-    for (Eigen::Index k = G + 2; k < P; ++k) {
+    for (Eigen::Index k = G + 2; k < G + 2 + 2 * K; ++k) {
       lp_sum += log_prior(o.warp, t[k], &dg);
       gr[k] += dg;
+    }
+    if (linear) {
+      lp_sum += log_prior(lin_prior, t[P - 1], &dg);
+      gr[P - 1] += dg;
     }
     if (grad) *grad = -gr;
     return -(lml + lp_sum);
@@ -463,15 +526,17 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   // Every start gets a few iterations (which moves it into its basin); the best one is then
   // optimized to convergence.
   for (int s = 0; s < std::max(1, o.starts); ++s) {
-    if (s == 0 && o.first_start && o.first_start->warp_columns != warped)
-      throw_invalid("GP: the first start warps other columns");
+    if (s == 0 && o.first_start &&
+        (o.first_start->warp_columns != warped || o.first_start->linear() != linear))
+      throw_invalid("GP: the first start has another warping or linear term");
     Eigen::VectorXd t0 = pack(s == 0 && o.first_start ? *o.first_start : median);
     if (t0.size() != P) throw_invalid("GP: the first start has the wrong number of length scales");
     if (s > 0) {
       for (int g = 0; g < G; ++g) t0[g] = lp.mu + lp.sd * rng.normal();
       t0[G] = o.signal_var.mu + o.signal_var.sd * rng.normal();
       t0[G + 1] = o.noise_var.mu + o.noise_var.sd * rng.normal();
-      for (Eigen::Index k = G + 2; k < P; ++k) t0[k] = o.warp.mu + o.warp.sd * rng.normal();
+      for (Eigen::Index k = G + 2; k < G + 2 + 2 * K; ++k) t0[k] = o.warp.mu + o.warp.sd * rng.normal();
+      if (linear) t0[P - 1] = lin_prior.mu + lin_prior.sd * rng.normal();
     }
     double f = 0;
     Eigen::VectorXd t = minimize_box(neg_log_post, t0, lo, hi, o.probe_iterations, &f);
@@ -486,7 +551,7 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
         minimize_box(neg_log_post, best_t, lo, hi, o.max_iterations - o.probe_iterations, &f);
     if (f <= best_f) best_t = t;
   }
-  return GaussianProcess(std::move(X), std::move(y), std::move(groups), unpack(best_t, G, warped));
+  return GaussianProcess(std::move(X), std::move(y), std::move(groups), unpack(best_t, G, warped, linear));
 }
 
 double GaussianProcess::signal_var() const { return std::exp(hyper_.log_signal_var); }
@@ -497,11 +562,24 @@ Eigen::MatrixXd GaussianProcess::warp(const Eigen::MatrixXd &X) const {
 }
 
 Eigen::MatrixXd GaussianProcess::kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) const {
-  return warped_kernel(warp(A), warp(B));
+  return kernel(A, warp(A), B, warp(B));
 }
 
-Eigen::MatrixXd GaussianProcess::warped_kernel(const Eigen::MatrixXd &A,
-                                               const Eigen::MatrixXd &B) const {
+Eigen::MatrixXd GaussianProcess::kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &Aw,
+                                        const Eigen::MatrixXd &B, const Eigen::MatrixXd &Bw) const {
+  Eigen::MatrixXd K = matern(Aw, Bw);
+  if (hyper_.linear())
+    K.noalias() += std::exp(hyper_.log_linear_var) * ((A.array() - 0.5).matrix() * (B.array() - 0.5).matrix().transpose());
+  return K;
+}
+
+Eigen::VectorXd GaussianProcess::prior_variance(const Eigen::MatrixXd &A) const {
+  Eigen::VectorXd v = Eigen::VectorXd::Constant(A.rows(), signal_var());
+  if (hyper_.linear()) v += std::exp(hyper_.log_linear_var) * (A.array() - 0.5).matrix().rowwise().squaredNorm();
+  return v;
+}
+
+Eigen::MatrixXd GaussianProcess::matern(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) const {
   // Scale the columns by 1/l, then r^2 = |a|^2 + |b|^2 - 2 a.b (one GEMM), then the Matérn
   // function in place: this runs over every candidate, so it avoids large temporaries.
   Eigen::RowVectorXd inv_l(A.cols());
@@ -526,28 +604,29 @@ Eigen::MatrixXd GaussianProcess::warped_kernel(const Eigen::MatrixXd &A,
 void GaussianProcess::predict(const Eigen::MatrixXd &Xs, Eigen::VectorXd *mean,
                               Eigen::VectorXd *var) const {
   // k(Xs, X) is (m x n): its columns are long, which the kernel evaluates fastest.
-  const Eigen::MatrixXd Kt = warped_kernel(warp(Xs), Xw_);
+  const Eigen::MatrixXd Kt = kernel(Xs, warp(Xs), X_, Xw_);
   if (mean) *mean = Kt * alpha_;
   if (var) {
     Eigen::MatrixXd V;
     V.noalias() = Linv_ * Kt.transpose();
-    *var = (signal_var() - V.colwise().squaredNorm().array()).max(0.0).matrix().transpose();
+    *var = (prior_variance(Xs).array() - V.colwise().squaredNorm().transpose().array()).max(0.0).matrix();
   }
 }
 
 void GaussianProcess::predict_one(const Eigen::Ref<const Eigen::RowVectorXd> &x, double *mean,
                                   double *var) const {
-  const Eigen::VectorXd k = warped_kernel(Xw_, warp(x)).col(0);  // (n)
+  const Eigen::MatrixXd xm = x;
+  const Eigen::VectorXd k = kernel(X_, Xw_, xm, warp(xm)).col(0);  // (n)
   if (mean) *mean = k.dot(alpha_);
   if (var) {
     const Eigen::VectorXd v = Linv_.triangularView<Eigen::Lower>() * k;
-    *var = std::max(signal_var() - v.squaredNorm(), 0.0);
+    *var = std::max(prior_variance(xm)[0] - v.squaredNorm(), 0.0);
   }
 }
 
 CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::MatrixXd &Xc,
                                        bool fantasies)
-    : gp_(gp), Xw_(gp.warp(Xc)) {
+    : gp_(gp), Xc_(Xc), Xw_(gp.warp(Xc)), prior_(gp.prior_variance(Xc)) {
   const Eigen::Index n = gp.inputs().rows(), m = Xc.rows();
   rows_ = n;
   beta_ = gp.beta();
@@ -557,13 +636,14 @@ CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::M
   // Blocks of candidates, so the kernel block and its product with L^-1 stay in cache.
   constexpr Eigen::Index kBlock = 256;
   Eigen::MatrixXd Vb;
-  const double sf2 = gp.signal_var();
   for (Eigen::Index s = 0; s < m; s += kBlock) {
     const Eigen::Index c = std::min(kBlock, m - s);
-    const Eigen::MatrixXd Kt = gp.warped_kernel(Xw_.middleRows(s, c), gp.warped_inputs());  // (c x n)
+    const Eigen::MatrixXd Kt =
+        gp.kernel(Xc_.middleRows(s, c), Xw_.middleRows(s, c), gp.inputs(), gp.warped_inputs());  // (c x n)
     Vb.noalias() = gp.chol_inverse() * Kt.transpose();                       // (n x c)
     mean_.segment(s, c).noalias() = Vb.transpose() * beta_;
-    var_.segment(s, c) = (sf2 - Vb.colwise().squaredNorm().array()).max(0.0).matrix().transpose();
+    var_.segment(s, c) =
+        (prior_.segment(s, c).array() - Vb.colwise().squaredNorm().transpose().array()).max(0.0).matrix();
     if (fantasies) V_.middleCols(s, c) = Vb;
   }
 }
@@ -571,9 +651,9 @@ CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::M
 void CandidatePosterior::condition(Eigen::Index j, double y) {
   if (V_.cols() != Xw_.rows())
     throw Error(Errc::internal, "CandidatePosterior: built without fantasies");
-  const Eigen::VectorXd kc = gp_.warped_kernel(Xw_, Xw_.row(j)).col(0);  // (m)
+  const Eigen::VectorXd kc = gp_.kernel(Xc_, Xw_, Xc_.row(j), Xw_.row(j)).col(0);  // (m)
   const Eigen::VectorXd l = V_.topRows(rows_).col(j);
-  const double d2 = gp_.signal_var() + gp_.noise_var() - l.squaredNorm();
+  const double d2 = prior_[j] + gp_.noise_var() - l.squaredNorm();
   const double d = std::sqrt(std::max(d2, 1e-12));
   Eigen::VectorXd vnew = (kc - V_.topRows(rows_).transpose() * l) / d;
   const double b = (y - l.dot(beta_.head(rows_))) / d;

@@ -127,6 +127,29 @@ TEST(GaussianProcess, WarpedGradientMatchesFiniteDifferences) {
                       (2 * eps);
     EXPECT_NEAR(g[5 + p], fd, 1e-5 * (1 + std::fabs(fd))) << "warping parameter " << p;
   }
+  // With a linear term as well: its variance's gradient, and the rest unchanged in kind.
+  GpHyper hl = h;
+  hl.log_linear_var = 0.3;
+  Eigen::VectorXd gl;
+  GaussianProcess::log_marginal_likelihood(X, y, groups, hl, &gl);
+  ASSERT_EQ(gl.size(), 3 + 2 + 4 + 1);
+  for (int p = 0; p < 10; ++p) {
+    GpHyper a = hl, b = hl;
+    auto bump = [&](GpHyper &x, double d) {
+      if (p < 3) x.log_lengthscale[p] += d;
+      else if (p == 3) x.log_signal_var += d;
+      else if (p == 4) x.log_noise_var += d;
+      else if (p < 7) x.log_warp_a[p - 5] += d;
+      else if (p < 9) x.log_warp_b[p - 7] += d;
+      else x.log_linear_var += d;
+    };
+    bump(a, eps);
+    bump(b, -eps);
+    const double fd = (GaussianProcess::log_marginal_likelihood(X, y, groups, a) -
+                       GaussianProcess::log_marginal_likelihood(X, y, groups, b)) /
+                      (2 * eps);
+    EXPECT_NEAR(gl[p], fd, 1e-5 * (1 + std::fabs(fd))) << "parameter " << p << " (with a linear term)";
+  }
   GpHyper a = h, b = h;
   a.log_lengthscale[2] += eps;
   b.log_lengthscale[2] -= eps;
@@ -235,9 +258,10 @@ TEST(CandidatePosterior, FantasiesMatchConditioningOnTheData) {
   h.log_lengthscale = Eigen::Vector2d(-1.0, -0.5);
   h.log_signal_var = 0.0;
   h.log_noise_var = -5.0;
-  h.warp_columns = {1};  // fantasies work on warped inputs too
+  h.warp_columns = {1};  // fantasies work on warped inputs and with a linear term too
   h.log_warp_a = Eigen::VectorXd::Constant(1, 0.5);
   h.log_warp_b = Eigen::VectorXd::Constant(1, -0.3);
+  h.log_linear_var = -0.5;
   const GaussianProcess gp(X, y, {0, 1}, h);
   CandidatePosterior post(gp, Xc);
   post.condition(10, 0.7);

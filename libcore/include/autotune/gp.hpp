@@ -13,8 +13,8 @@
 // mean = k*^T alpha, v = L \ k*, var = k(x*, x*) - v^T v,
 // log p(y|X) = -y^T alpha / 2 - sum_i log L_ii - n/2 log 2 pi.
 // Hyperparameters theta = (log l_1..l_G, log sigma_f^2, log sigma_n^2, then log a and log b of
-// each warped column) maximize the log marginal
-// likelihood plus log-priors (a MAP estimate; the gradient is GPML eq. 5.9), by projected L-BFGS
+// each warped column, then log s_lin) maximize the log marginal likelihood plus log-priors (a
+// MAP estimate; the gradient is GPML eq. 5.9), by projected L-BFGS
 // within bounds, from several starts drawn from the prior with an injected seed: every start gets
 // a probing iteration, the best continues for a bounded number of iterations (a proposal needs
 // the basin of the hyperparameters, not their last digits).  For many query points v = L \ k* is
@@ -30,6 +30,11 @@
 // LogNormal(0, 0.75) priors (variance 0.75, median 1), the defaults of BoTorch's and Ax's warped
 // models.  Their gradient: dlog p/dd_p = -1/2 w_p c_p / l^2 per pair distance (below), chained
 // through dw/dlog a = a b (1 - x^a)^(b-1) x^a log x and dw/dlog b = -b (1 - x^a)^b log(1 - x^a).
+//
+// Linear term (optional): k(x, x') += s_lin (x - 1/2).(x' - 1/2) on the unwarped inputs, a
+// Bayesian linear trend (slopes ~ N(0, s_lin)) under the Matern term (GPML section 2.7), whose
+// variance s_lin is fitted like the other hyperparameters; the prior variance of a point is then
+// sigma_f^2 + s_lin |x - 1/2|^2.  Its gradient: dK/dlog s_lin = s_lin (X - 1/2)(X - 1/2)^T.
 //
 // Shapes: X is (n x D), y (n), groups (D) with values in [0, G); query points (m x D).  Inputs are
 // always given unwarped; the model warps them.
@@ -52,6 +57,9 @@ struct GpHyper {
   // Input warping: the warped columns (ascending), and log a, log b of each (same length).
   std::vector<int> warp_columns;
   Eigen::VectorXd log_warp_a, log_warp_b;
+  // log s_lin of the linear term, or -infinity: none.
+  double log_linear_var = -std::numeric_limits<double>::infinity();
+  bool linear() const { return log_linear_var > -std::numeric_limits<double>::infinity(); }
 };
 
 // A prior on one positive hyperparameter h, and its bounds.  Log-normal: log h ~ N(mu, sd^2).
@@ -92,11 +100,16 @@ struct GpFitOptions {
   // The input columns to warp (any order; empty: none), and the prior of each concentration.
   std::vector<int> warp_columns;
   LogNormalPrior warp{0.0, 0.8660254037844386, 0.05, 20.0};
+  // A linear term, and the prior of its variance s_lin.  mu = NaN (the default) means
+  // log(12 / D) for D input columns: the linear term's variance over the unit cube, s_lin D / 12,
+  // then has the median 1 of the signal variance's prior.
+  bool linear = false;
+  LogNormalPrior linear_var{std::numeric_limits<double>::quiet_NaN(), 1.0, 1e-4, 1e3};
 };
 
-// The median hyperparameters of the priors for G feature groups (the first start of fit(),
-// unless GpFitOptions::first_start is set).
-GpHyper prior_median(const GpFitOptions &options, int groups);
+// The median hyperparameters of the priors for G feature groups in `columns` input columns
+// (default: one per group) -- the first start of fit(), unless GpFitOptions::first_start is set.
+GpHyper prior_median(const GpFitOptions &options, int groups, Eigen::Index columns = -1);
 
 class GaussianProcess {
  public:
@@ -125,10 +138,14 @@ class GaussianProcess {
 
   // k(A, B) (rows of A against rows of B), (a x b).  Fastest when a >= b (long columns).
   Eigen::MatrixXd kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) const;
-  // The inputs as the kernel sees them (warped; a copy when nothing is warped), and k on such
-  // inputs, for callers that evaluate many kernels on the same points.
+  // The same with the warped inputs given too (Aw = warp(A), Bw = warp(B)), for callers that
+  // evaluate many kernels on the same points.
+  Eigen::MatrixXd kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &Aw, const Eigen::MatrixXd &B,
+                         const Eigen::MatrixXd &Bw) const;
+  // The inputs as the Matern term sees them (warped; a copy when nothing is warped).
   Eigen::MatrixXd warp(const Eigen::MatrixXd &X) const;
-  Eigen::MatrixXd warped_kernel(const Eigen::MatrixXd &Aw, const Eigen::MatrixXd &Bw) const;
+  // k(x, x) for each row x of A (m): sigma_f^2, plus s_lin |x - 1/2|^2 with a linear term.
+  Eigen::VectorXd prior_variance(const Eigen::MatrixXd &A) const;
 
   const GpHyper &hyper() const { return hyper_; }
   const Eigen::MatrixXd &inputs() const { return X_; }
@@ -145,6 +162,7 @@ class GaussianProcess {
   double noise_var() const;
 
  private:
+  Eigen::MatrixXd matern(const Eigen::MatrixXd &Aw, const Eigen::MatrixXd &Bw) const;
   Eigen::MatrixXd X_, Xw_;
   Eigen::VectorXd y_;
   std::vector<int> groups_;
@@ -170,7 +188,8 @@ class CandidatePosterior {
 
  private:
   const GaussianProcess &gp_;
-  Eigen::MatrixXd Xw_;    // the candidates, warped (m x D)
+  Eigen::MatrixXd Xc_, Xw_;  // the candidates, as given and warped (m x D)
+  Eigen::VectorXd prior_;    // k(x, x) of each candidate (m)
   Eigen::MatrixXd V_;     // (rows x m)
   Eigen::VectorXd beta_;  // (rows)
   Eigen::Index rows_ = 0;
