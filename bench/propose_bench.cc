@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
   };
   EngineOptions o;
   o.stop.budget = 0;
-  auto proposer = [&](Strategy s, size_t k, bool warping = false) {
+  auto proposer = [&](Strategy s, size_t k, bool warping = EngineOptions{}.input_warping) {
     return [&, s, k, warping](std::uint64_t seed) {
       EngineOptions e = o;
       e.strategy = s;
@@ -163,15 +163,14 @@ int main(int argc, char **argv) {
     };
   };
   const std::vector<Timing> t = time({
-      proposer(Strategy::bo, 1),
-      fitter(false),
       proposer(Strategy::bo, 1, true),
       fitter(true),
+      proposer(Strategy::bo, 1, false),
+      fitter(false),
       proposer(Strategy::bo, 4),
       proposer(Strategy::random, 1),
   });
-  const Timing &bo = t[0], &fit = t[1], &warped = t[2], &warped_fit = t[3], &batch = t[4],
-               &rnd = t[5];
+  const Timing &bo = t[0], &fit = t[1], &plain = t[2], &plain_fit = t[3], &batch = t[4], &rnd = t[5];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -184,15 +183,15 @@ int main(int argc, char **argv) {
   };
   row("bo step (k=1)", bo);
   row("  score model fit alone", fit);
-  row("bo step, input warping", warped);
-  row("  score model fit alone", warped_fit);
+  row("bo step, no input warping", plain);
+  row("  score model fit alone", plain_fit);
   row("bo batch (k=4)", batch);
   row("random step (baseline)", rnd);
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
-      "  bo step / random step: %.0fx; with input warping / without: %.2f; "
+      "  bo step / random step: %.0fx; bo step / without input warping: %.2f; "
       "bo step / 5 ms target: %.2f (%s)\n",
-      med / std::max(1e-6, quantile(rnd.cpu, 0.5)), quantile(warped.cpu, 0.5) / med, med / 5.0,
-      med <= 5.0 ? "met" : "NOT met");
+      med / std::max(1e-6, quantile(rnd.cpu, 0.5)), med / std::max(1e-6, quantile(plain.cpu, 0.5)),
+      med / 5.0, med <= 5.0 ? "met" : "NOT met");
   return 0;
 }

@@ -49,6 +49,8 @@ void parse_engine_section(RawConf &raw, EngineConf &out) {
   double_key("ExplorationMargin", 0, 10, &out.exploration_margin);
   if (auto l = raw.take_line("InputWarping"))
     out.input_warping = parse_bool(l->where() + ": InputWarping", l->tokens[0].value);
+  if (auto l = raw.take_line("LinearTrend"))
+    out.linear_trend = parse_bool(l->where() + ": LinearTrend", l->tokens[0].value);
   if (auto l = raw.take_line("BatchMode"))
     out.batch = parse_batch_mode(l->where() + ": BatchMode", l->tokens[0].value);
   std::string space_where;

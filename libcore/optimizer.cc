@@ -38,6 +38,7 @@ EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
   o.initial_trials = conf.initial_trials;
   o.xi = conf.exploration_margin;
   o.input_warping = conf.input_warping;
+  o.linear_trend = conf.linear_trend;
   o.batch = conf.batch;
   o.stop = conf.stopping(budget);
   return o;
@@ -205,6 +206,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   GpFitOptions gpo = o.gp;
   gpo.seed = Rng(o.seed, kStreamGp).next();
   if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
+  gpo.linear = o.linear_trend;
   const GaussianProcess gp = GaussianProcess::fit(X, ys, cs.groups(), gpo);
   // Fantasies are needed when running trials or earlier picks must be taken into account.
   CandidatePosterior post(

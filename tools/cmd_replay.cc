@@ -53,7 +53,8 @@ const char kHelp[] =
     "  --xi X                 EI margin, standard deviations of the log score (default 0.01)\n"
     "  --batch K              trials proposed at once (default 1)\n"
     "  --batch-mode MODE      believer or liar (default believer)\n"
-    "  --input-warping yes|no learn a warping of each numeric feature's scale (default no)\n"
+    "  --input-warping yes|no learn a warping of each numeric feature's scale (default yes)\n"
+    "  --linear-trend yes|no  add a linear term to the model's kernel (default no)\n"
     "Stopping rules (the budget always applies):\n"
     "  --stop-improvement F   stop when a round improves the best by less than F (default 0: off)\n"
     "  --round N              trials per round (default 3)\n"
@@ -180,7 +181,7 @@ struct Settings {
 Settings parse_settings(int argc, char **argv) {
   const Args args(argc - 1, argv + 1,
                   {"table", "group", "features", "derive", "time-column", "cost-column", "ok-column", "gamma",
-                   "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping",
+                   "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping", "linear-trend",
                    "stop-improvement", "round", "stop-ei", "min-trials", "at"},
                   {"json", "trace", "help"}, "autotune replay");
   args.expect_positional(0, "");
@@ -226,6 +227,7 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("batch-mode")) s.engine.batch = parse_batch_mode("--batch-mode", *v);
   if (auto v = args.value("input-warping"))
     s.engine.input_warping = parse_bool("--input-warping", *v);
+  if (auto v = args.value("linear-trend")) s.engine.linear_trend = parse_bool("--linear-trend", *v);
   if (auto v = args.value("stop-improvement"))
     s.engine.stop.min_improvement = parse_double("--stop-improvement", *v, 0, 1);
   if (auto v = args.value("stop-ei")) s.engine.stop.ei_fraction = parse_double("--stop-ei", *v, 0, 1);

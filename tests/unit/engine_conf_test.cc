@@ -18,12 +18,13 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_EQ(d.default_budget, 20u);
   EXPECT_DOUBLE_EQ(d.ei_fraction, 0.0);
   EXPECT_TRUE(d.default_space.empty());
-  EXPECT_FALSE(d.input_warping);
+  EXPECT_TRUE(d.input_warping);
+  EXPECT_FALSE(d.linear_trend);
   const Conf c = Conf::load_text(
       "InitialTrials=5\nDefaultBudget=30\nMaxBudget=40\nDefaultGamma=0.25\nSeed=7\n"
       "StopImprovement=0.02\nRoundTrials=4\nStopEIFraction=0.05\nMinTrials=8\n"
       "ExplorationMargin=0\nBatchMode=liar\nDefaultSpace=nodes=1-4\nSpaceLimits=nodes=1-16\n"
-      "InputWarping=yes\n");
+      "InputWarping=no\nLinearTrend=yes\n");
   const EngineConf &e = c.engine;
   EXPECT_EQ(e.initial_trials, 5u);
   EXPECT_EQ(e.default_budget, 30u);
@@ -43,7 +44,8 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_EQ(o.initial_trials, 5u);
   EXPECT_EQ(o.batch, BatchMode::constant_liar);
   EXPECT_DOUBLE_EQ(o.xi, 0.0);
-  EXPECT_TRUE(o.input_warping);
+  EXPECT_FALSE(o.input_warping);
+  EXPECT_TRUE(o.linear_trend);
   EXPECT_EQ(o.stop.budget, 25u);
   EXPECT_NO_THROW(o.validate());
 }

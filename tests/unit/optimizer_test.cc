@@ -76,39 +76,49 @@ TEST(Propose, SameSeedSameSequenceAndHistoryContinuesIt) {
   EXPECT_NE(indices(run(g, o, 12)), indices(a));
 }
 
+// A quadratic bowl on 144 points: the stationary model lands on its optimum within 15 trials in
+// most runs.  Warping (the default) lets the model bend where nothing asks it to and takes longer
+// on so smooth a function (18-25 trials in these runs; bench/README.md), but gets there.
 TEST(Propose, FindsTheMinimumOfASmoothFunction) {
   const Grid g(12);
   EngineOptions o;
   o.stop.budget = 0;
-  int found = 0;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    o.seed = seed;
-    const auto done = run(g, o, 15);
-    double best = 1e9;
-    for (const auto &ob : done) best = std::min(best, ob.score);
-    found += best <= 1.0 + 1e-9;
+  for (const bool warping : {false, true}) {
+    o.input_warping = warping;
+    const size_t trials = warping ? 30 : 15;
+    int found = 0;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      o.seed = seed;
+      const auto done = run(g, o, trials);
+      double best = 1e9;
+      for (const auto &ob : done) best = std::min(best, ob.score);
+      found += best <= 1.0 + 1e-9;
+    }
+    EXPECT_GE(found, 4) << "the optimum of a quadratic bowl on 144 points within " << trials
+                        << " trials, warping " << warping;
   }
-  EXPECT_GE(found, 4) << "the optimum of a quadratic bowl on 144 points within 15 trials";
 }
 
-TEST(Propose, InputWarpingIsAnOptionOfBothModels) {
+// Both models warp their numeric inputs by default; without warping, or with a linear term,
+// the search stays deterministic and the fitted hyperparameters show the choice.
+TEST(Propose, InputWarpingAndLinearTrendAreOptionsOfBothModels) {
   const Grid g(8);
   EngineOptions o;
   o.stop.budget = 0;
   // Every 5th candidate fails, so the feasibility model is fitted too.
   const auto fails = [](size_t i) { return i % 5 == 0; };
-  const auto plain = run(g, o, 8, fails);
-  const Proposal p = propose(g.cs, plain, {}, 1, o);
-  ASSERT_TRUE(p.modelled);
-  EXPECT_TRUE(p.hyper.warp_columns.empty());
-  o.input_warping = true;
-  const auto a = run(g, o, 8, fails), b = run(g, o, 8, fails);
-  EXPECT_EQ(indices(a), indices(b));  // still deterministic
-  const Proposal w = propose(g.cs, a, {}, 1, o);
-  ASSERT_TRUE(w.modelled);
-  EXPECT_EQ(w.hyper.warp_columns, g.cs.numeric_columns());
-  EXPECT_EQ(w.hyper.log_warp_a.size(), 2);
-  EXPECT_EQ(w.indices.size(), 1u);
+  for (int variant = 0; variant < 3; ++variant) {
+    o.input_warping = variant != 1;
+    o.linear_trend = variant == 2;
+    const auto a = run(g, o, 8, fails), b = run(g, o, 8, fails);
+    EXPECT_EQ(indices(a), indices(b)) << "variant " << variant;
+    const Proposal p = propose(g.cs, a, {}, 1, o);
+    ASSERT_TRUE(p.modelled);
+    EXPECT_EQ(p.indices.size(), 1u);
+    EXPECT_EQ(p.hyper.warp_columns, o.input_warping ? g.cs.numeric_columns() : std::vector<int>{});
+    EXPECT_EQ(p.hyper.log_warp_a.size(), o.input_warping ? 2 : 0);
+    EXPECT_EQ(p.hyper.linear(), o.linear_trend);
+  }
 }
 
 TEST(Propose, PendingAwareBatchesAreDistinct) {

@@ -3,7 +3,7 @@
 //
 //   InitialTrials=3  DefaultBudget=20  MaxBudget=100  DefaultGamma=0.5  Seed=1
 //   StopImprovement=0  RoundTrials=3  StopEIFraction=0  MinTrials=6
-//   ExplorationMargin=0.01  BatchMode=believer  InputWarping=no
+//   ExplorationMargin=0.01  BatchMode=believer  InputWarping=yes  LinearTrend=no
 //   DefaultSpace=SPEC  SpaceLimits=SPEC   (space.hpp syntax)
 #pragma once
 
@@ -29,7 +29,8 @@ struct EngineConf {
   double ei_fraction = 0.0;  // StopEIFraction; 0 = rule off (see etc/autotune.conf)
   std::size_t min_trials = 6;
   double exploration_margin = 0.01;
-  bool input_warping = false;
+  bool input_warping = true;
+  bool linear_trend = false;
   BatchMode batch = BatchMode::kriging_believer;
   SpaceSpec default_space;  // empty: the built-in defaults of space.hpp
   SpaceSpec space_limits;   // empty: no limits

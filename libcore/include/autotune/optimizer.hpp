@@ -19,9 +19,11 @@
 //    dimension-scaled length-scale prior of Hvarfner et al. 2024) on the standardized log score
 //    of the successful trials.  Scores are ratios (time or cost relative to the reference), so the
 //    log makes a 2x gain the same step everywhere and keeps predictions positive; the inputs are
-//    on log scales too (candidates.hpp), since resources act multiplicatively.  With
-//    `input_warping` (off by default) both models also learn a Kumaraswamy warping of each
-//    numeric input (gp.hpp); bench/README.md has what it does on the replay tables.
+//    on log scales too (candidates.hpp), since resources act multiplicatively.  Both models
+//    learn a warping of each numeric input (`input_warping`, gp.hpp: Snoek et al. 2014 with the
+//    priors of BoTorch's and Ax's warped models), so that a score may change fast at one end of a
+//    resource's range and slowly at the other.  A linear term in the kernel (`linear_trend`) is
+//    an option, off by default; bench/README.md has what both do on the replay tables.
 // 3. Failures.  A failed or timed-out trial is never proposed again.  By default
 //    (Failures::classifier) a second GP on success/failure labels gives each candidate a
 //    probability of running at all, and expected improvement is weighted by it (constrained EI:
@@ -68,7 +70,8 @@ struct EngineOptions {
   std::size_t initial_trials = 3;
   std::size_t design_draws = 64;  // random subsets compared by the maximin criterion
   double xi = 0.01;               // EI margin, in standard deviations of the standardized log score
-  bool input_warping = false;     // warp the numeric inputs (gp.hpp) of both models
+  bool input_warping = true;      // warp the numeric inputs (gp.hpp) of both models
+  bool linear_trend = false;      // add a linear term to both models' kernels (gp.hpp)
   BatchMode batch = BatchMode::kriging_believer;
   // How failed trials steer the search (both never propose a failed candidate again):
   //  classifier  a second GP on +1 (succeeded) / -1 (failed) labels models a constraint c(x);
