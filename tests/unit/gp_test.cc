@@ -29,6 +29,36 @@ GaussianProcess tiny() {
   return GaussianProcess(X, y, {0}, h);
 }
 
+// Adds d to hyperparameter p of h, in the order of the gradient: the length scales, the signal
+// and noise variances, log a then log b of each warped column, the linear term's variance.
+void bump(GpHyper &h, int p, double d) {
+  const int G = static_cast<int>(h.log_lengthscale.size()), K = static_cast<int>(h.warp_columns.size());
+  if (p < G) h.log_lengthscale[p] += d;
+  else if (p == G) h.log_signal_var += d;
+  else if (p == G + 1) h.log_noise_var += d;
+  else if (p < G + 2 + K) h.log_warp_a[p - G - 2] += d;
+  else if (p < G + 2 + 2 * K) h.log_warp_b[p - G - 2 - K] += d;
+  else h.log_linear_var += d;
+}
+
+// Every component of the gradient of log p(y | X, h) against central differences.
+void expect_gradient(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, const std::vector<int> &groups,
+                     const GpHyper &h, Eigen::Index parameters) {
+  Eigen::VectorXd g;
+  EXPECT_TRUE(std::isfinite(GaussianProcess::log_marginal_likelihood(X, y, groups, h, &g)));
+  ASSERT_EQ(g.size(), parameters);
+  const double eps = 1e-6;
+  for (int p = 0; p < parameters; ++p) {
+    GpHyper a = h, b = h;
+    bump(a, p, eps);
+    bump(b, p, -eps);
+    const double fd = (GaussianProcess::log_marginal_likelihood(X, y, groups, a) -
+                       GaussianProcess::log_marginal_likelihood(X, y, groups, b)) /
+                      (2 * eps);
+    EXPECT_NEAR(g[p], fd, 1e-5 * (1 + std::fabs(fd))) << "parameter " << p;
+  }
+}
+
 }  // namespace
 
 TEST(GaussianProcess, MatchesHandComputedPosterior) {
@@ -66,32 +96,11 @@ TEST(GaussianProcess, GradientMatchesFiniteDifferences) {
   h.log_lengthscale = Eigen::Vector2d(-0.7, 0.2);
   h.log_signal_var = 0.3;
   h.log_noise_var = -3.0;
-  Eigen::VectorXd g;
-  const double f0 = GaussianProcess::log_marginal_likelihood(X, y, groups, h, &g);
-  ASSERT_EQ(g.size(), 4);
-  const double eps = 1e-6;
-  for (int p = 0; p < 4; ++p) {
-    GpHyper a = h, b = h;
-    auto bump = [&](GpHyper &x, double d) {
-      if (p < 2)
-        x.log_lengthscale[p] += d;
-      else if (p == 2)
-        x.log_signal_var += d;
-      else
-        x.log_noise_var += d;
-    };
-    bump(a, eps);
-    bump(b, -eps);
-    const double fd = (GaussianProcess::log_marginal_likelihood(X, y, groups, a) -
-                       GaussianProcess::log_marginal_likelihood(X, y, groups, b)) /
-                      (2 * eps);
-    EXPECT_NEAR(g[p], fd, 1e-5 * (1 + std::fabs(fd))) << "parameter " << p;
-  }
-  EXPECT_TRUE(std::isfinite(f0));
+  expect_gradient(X, y, groups, h, 4);
 }
 
 // The gradient with respect to the warping's concentrations (and the rest) with two of three
-// columns warped, against central differences.
+// columns warped, then with a linear term too, against central differences.
 TEST(GaussianProcess, WarpedGradientMatchesFiniteDifferences) {
   Rng rng(9);
   const int n = 10;
@@ -112,51 +121,10 @@ TEST(GaussianProcess, WarpedGradientMatchesFiniteDifferences) {
   h.warp_columns = {0, 2};
   h.log_warp_a = Eigen::Vector2d(-0.6, 0.3);
   h.log_warp_b = Eigen::Vector2d(0.4, -0.2);
-  Eigen::VectorXd g;
-  GaussianProcess::log_marginal_likelihood(X, y, groups, h, &g);
-  ASSERT_EQ(g.size(), 3 + 2 + 4);
-  const double eps = 1e-6;
-  for (int p = 0; p < 4; ++p) {
-    GpHyper a = h, b = h;
-    Eigen::VectorXd &va = p < 2 ? a.log_warp_a : a.log_warp_b;
-    Eigen::VectorXd &vb = p < 2 ? b.log_warp_a : b.log_warp_b;
-    va[p % 2] += eps;
-    vb[p % 2] -= eps;
-    const double fd = (GaussianProcess::log_marginal_likelihood(X, y, groups, a) -
-                       GaussianProcess::log_marginal_likelihood(X, y, groups, b)) /
-                      (2 * eps);
-    EXPECT_NEAR(g[5 + p], fd, 1e-5 * (1 + std::fabs(fd))) << "warping parameter " << p;
-  }
-  // With a linear term as well: its variance's gradient, and the rest unchanged in kind.
-  GpHyper hl = h;
-  hl.log_linear_var = 0.3;
-  Eigen::VectorXd gl;
-  GaussianProcess::log_marginal_likelihood(X, y, groups, hl, &gl);
-  ASSERT_EQ(gl.size(), 3 + 2 + 4 + 1);
-  for (int p = 0; p < 10; ++p) {
-    GpHyper a = hl, b = hl;
-    auto bump = [&](GpHyper &x, double d) {
-      if (p < 3) x.log_lengthscale[p] += d;
-      else if (p == 3) x.log_signal_var += d;
-      else if (p == 4) x.log_noise_var += d;
-      else if (p < 7) x.log_warp_a[p - 5] += d;
-      else if (p < 9) x.log_warp_b[p - 7] += d;
-      else x.log_linear_var += d;
-    };
-    bump(a, eps);
-    bump(b, -eps);
-    const double fd = (GaussianProcess::log_marginal_likelihood(X, y, groups, a) -
-                       GaussianProcess::log_marginal_likelihood(X, y, groups, b)) /
-                      (2 * eps);
-    EXPECT_NEAR(gl[p], fd, 1e-5 * (1 + std::fabs(fd))) << "parameter " << p << " (with a linear term)";
-  }
-  GpHyper a = h, b = h;
-  a.log_lengthscale[2] += eps;
-  b.log_lengthscale[2] -= eps;
-  const double fd = (GaussianProcess::log_marginal_likelihood(X, y, groups, a) -
-                     GaussianProcess::log_marginal_likelihood(X, y, groups, b)) /
-                    (2 * eps);
-  EXPECT_NEAR(g[2], fd, 1e-5 * (1 + std::fabs(fd)));
+  expect_gradient(X, y, groups, h, 3 + 2 + 4);
+  // With a linear term as well.
+  h.log_linear_var = 0.3;
+  expect_gradient(X, y, groups, h, 3 + 2 + 4 + 1);
 }
 
 // Concentrations a = b = 1 are the identity: the same posterior as without warping.
