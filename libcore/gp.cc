@@ -125,20 +125,20 @@ int group_count(const std::vector<int> &groups) {
   return G;
 }
 
+// The products (x_i - 1/2).(x_j - 1/2) of a linear kernel term, per pair (pair_distances()
+// order) and on the diagonal; they do not depend on theta.
+struct LinearTerm {
+  Eigen::ArrayXd pairs, diag;
+};
+
 // log p(y | X, theta) and its gradient from the pair distances (pair_distances()).  theta packs
 // (log l_1..l_G, log sigma_f^2, log sigma_n^2).  Returns -infinity when K is not positive definite.
 // With pair_weight, also w_p c_p per pair (see below): d log p / d d_{g,p} = -1/2 w_p c_p / l_g^2.
-// A linear kernel term s_lin (x - 1/2).(x' - 1/2): its value per pair and on the diagonal
-// (without s_lin), its variance, and where to put d log p / d log s_lin.
-struct LinearTerm {
-  Eigen::ArrayXd pairs, diag;
-  double s = 0;
-  double *gradient = nullptr;
-};
-
+// With lin, K also has the linear term s_lin times its products, and lin_gradient (when given)
+// gets d log p / d log s_lin.
 double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const Eigen::VectorXd &t,
                       Eigen::VectorXd *gradient, Eigen::ArrayXd *pair_weight = nullptr,
-                      const LinearTerm *lin = nullptr) {
+                      const LinearTerm *lin = nullptr, double s_lin = 0, double *lin_gradient = nullptr) {
   const int G = static_cast<int>(d.rows());
   const Eigen::Index n = y.size();
   const Eigen::VectorXd inv_l2 = (-2.0 * t.head(G).array()).exp().matrix();
@@ -151,8 +151,8 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
   Eigen::MatrixXd K(n, n);
   Eigen::Index p = 0;
   for (Eigen::Index j = 0; j < n; ++j) {
-    K(j, j) = sf2 + sn2 + kJitter + (lin ? lin->s * lin->diag[j] : 0.0);
-    for (Eigen::Index i = j + 1; i < n; ++i, ++p) K(i, j) = kf[p] + (lin ? lin->s * lin->pairs[p] : 0.0);
+    K(j, j) = sf2 + sn2 + kJitter + (lin ? s_lin * lin->diag[j] : 0.0);
+    for (Eigen::Index i = j + 1; i < n; ++i, ++p) K(i, j) = kf[p] + (lin ? s_lin * lin->pairs[p] : 0.0);
   }
   Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(K);
   if (llt.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
@@ -174,7 +174,7 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
       for (Eigen::Index i = j + 1; i < n; ++i, ++p) w[p] = alpha[i] * alpha[j] - Kinv(i, j);
     const Eigen::ArrayXd wd = alpha.array().square() - Kinv.diagonal().array();
     const double wdiag = wd.sum();
-    if (lin && lin->gradient) *lin->gradient = lin->s * ((w * lin->pairs).sum() + 0.5 * (wd * lin->diag).sum());
+    if (lin && lin_gradient) *lin_gradient = s_lin * ((w * lin->pairs).sum() + 0.5 * (wd * lin->diag).sum());
     const Eigen::ArrayXd wc = w * (sf2 * (5.0 / 3.0) * (1.0 + kSqrt5 * r) * e);
     if (pair_weight) *pair_weight = wc;
     gradient->resize(G + 2);
@@ -312,20 +312,19 @@ LinearTerm linear_products(const Eigen::MatrixXd &X) {
   return l;
 }
 
-// log p(y | X, theta) and its gradient with respect to theta = pack(h) for G length scales and
-// the warped columns of h (their concentrations are read from t).  `unwarped` holds the pair
-// distances of X when nothing is warped (they do not depend on theta then).
+// log p(y | X, theta) and its gradient with respect to theta = pack(h) for G length scales, the
+// warped columns (their concentrations are read from t) and a linear term or not.  A fit passes
+// what does not depend on theta: `unwarped`, the pair distances of X when nothing is warped, and
+// `products`, the linear term's products (computed here when null).
 double lml_theta(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, const std::vector<int> &groups,
                  int G, const std::vector<int> &warp_columns, bool linear, const Eigen::VectorXd &t,
                  const Eigen::MatrixXd *unwarped, const LinearTerm *products, Eigen::VectorXd *gradient) {
   const Eigen::Index K = static_cast<Eigen::Index>(warp_columns.size()), n = X.rows();
-  LinearTerm lin;
+  LinearTerm own;
+  if (linear && !products) products = &(own = linear_products(X));
+  const LinearTerm *lin = linear ? products : nullptr;
+  const double s_lin = linear ? std::exp(t[G + 2 + 2 * K]) : 0.0;
   double glin = 0;
-  if (linear) {
-    lin = products ? *products : linear_products(X);
-    lin.s = std::exp(t[G + 2 + 2 * K]);
-    lin.gradient = gradient ? &glin : nullptr;
-  }
   Eigen::VectorXd g;
   Eigen::ArrayXd pw;
   Eigen::MatrixXd da, db, W;
@@ -333,11 +332,11 @@ double lml_theta(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, const std::
   if (K == 0) {
     Eigen::MatrixXd computed;
     const Eigen::MatrixXd &D = unwarped ? *unwarped : (computed = pair_distances(X, groups, G));
-    lml = lml_from_pairs(D, y, t.head(G + 2), gradient ? &g : nullptr, nullptr, linear ? &lin : nullptr);
+    lml = lml_from_pairs(D, y, t.head(G + 2), gradient ? &g : nullptr, nullptr, lin, s_lin, &glin);
   } else {
     W = warp_inputs(X, unpack(t, G, warp_columns, linear), gradient ? &da : nullptr, gradient ? &db : nullptr);
     lml = lml_from_pairs(pair_distances(W, groups, G), y, t.head(G + 2), gradient ? &g : nullptr, &pw,
-                         linear ? &lin : nullptr);
+                         lin, s_lin, &glin);
   }
   if (!gradient || !std::isfinite(lml)) return lml;
   gradient->resize(t.size());

@@ -221,14 +221,12 @@ SlurmRequest request_of(const at_submit_decision &d) {
 // its limits (the lowest mean score per configuration, as the tuner ranks them), or as submitted
 // when it measured none, saying why.  Its AdminComment reads "autotune: class=C: best
 // config=...": ingest takes only "class=C best config=" for a re-measurement of the best, so
-// neither run is recorded as one.  `why` is job.violation() of the best.
-void keep_within(Store &store, const ClassRecord &c, const AccountingLimits &job, const std::string &why,
-                 const std::string &prefix, at_submit_decision *out) {
-  std::string config;
+// neither run is recorded as one.  `config` is the class's best, `why` job.violation() of it.
+void keep_within(Store &store, const ClassRecord &c, const AccountingLimits &job, const std::string &config,
+                 const std::string &why, const std::string &prefix, at_submit_decision *out) {
   int kept = 0;
   for (int i = 0; i < out->env_count; ++i) {
     const std::string kv = out->env[i];
-    if (kv.rfind("AUTOTUNE_CONFIG=", 0) == 0) config = kv.substr(16);
     if (kv.rfind("AUTOTUNE_CONFIG=", 0) == 0 || kv.rfind("AUTOTUNE_PS=", 0) == 0 ||
         kv.rfind("AUTOTUNE_WORKERS=", 0) == 0 || kv.rfind("AUTOTUNE_TRIAL=", 0) == 0)
       continue;
@@ -412,7 +410,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     if (c->state == ClassState::stale) comment += " (stale: " + c->state_reason + ")";
     copy(out->admin_comment, sizeof out->admin_comment, comment);
     remember();
-    if (const std::string why = over_limits(*out); !why.empty()) keep_within(store, *c, job_limits(), why, prefix, out);
+    if (const std::string why = over_limits(*out); !why.empty()) keep_within(store, *c, job_limits(), best->config, why, prefix, out);
     return;
   }
   if (c->settings.mode == "steps") {

@@ -176,7 +176,7 @@ class GaussianProcess {
 // observations cheaply, for batch proposals (kriging believer, constant liar: Ginsbourger, Le Riche
 // & Carraro, "Kriging is well-suited to parallelize optimization", 2010).  Keeps V = L \ k(X, Xc)
 // so adding a fantasy at candidate j costs O((n + added) m) instead of a refit.
-// Shapes: Xc is (m x D).
+// Shapes: Xc is (m x D); it is referenced, not copied, and must outlive the posterior (as gp).
 class CandidatePosterior {
  public:
   // `fantasies` keeps V for condition() (O(n m) memory); without it condition() throws.
@@ -188,8 +188,9 @@ class CandidatePosterior {
 
  private:
   const GaussianProcess &gp_;
-  Eigen::MatrixXd Xc_, Xw_;  // the candidates, as given and warped (m x D)
-  Eigen::VectorXd prior_;    // k(x, x) of each candidate (m)
+  const Eigen::MatrixXd &Xc_;  // the candidates (m x D)
+  Eigen::MatrixXd Xw_;         // the same, warped
+  Eigen::VectorXd prior_;      // k(x, x) of each candidate (m)
   Eigen::MatrixXd V_;     // (rows x m)
   Eigen::VectorXd beta_;  // (rows)
   Eigen::Index rows_ = 0;
