@@ -10,6 +10,7 @@
 
 #include "autotune/error.hpp"
 #include "autotune/rng.hpp"
+#include "autotune/vector_exp.hpp"
 
 namespace autotune {
 namespace {
@@ -19,25 +20,24 @@ constexpr double kLog2Pi = 1.8378770664093453;
 constexpr double kJitter = 1e-9;
 
 // Squared distances between the rows of X over the columns of each group, for every pair i > j:
-// a (G x P) matrix, P = n(n-1)/2, pairs in the order (1,0), (2,0), ..., (n-1,0), (2,1), ...
+// a (P x G) matrix, P = n(n-1)/2, pairs in the order (1,0), (2,0), ..., (n-1,0), (2,1), ...
 // The fit evaluates the likelihood dozens of times on the same X, so these are computed once and
-// every evaluation works on contiguous vectors of length P.
+// every evaluation works on contiguous vectors of length P.  The pairs of one j are contiguous,
+// so each column adds one vectorized segment per j.
 Eigen::MatrixXd pair_distances(const Eigen::MatrixXd &X, const std::vector<int> &groups, int G) {
   const Eigen::Index n = X.rows();
-  Eigen::MatrixXd d = Eigen::MatrixXd::Zero(G, n * (n - 1) / 2);
+  Eigen::MatrixXd d = Eigen::MatrixXd::Zero(n * (n - 1) / 2, G);
   Eigen::Index p = 0;
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index i = j + 1; i < n; ++i, ++p)
-      for (Eigen::Index c = 0; c < X.cols(); ++c) {
-        const double diff = X(i, c) - X(j, c);
-        d(groups[c], p) += diff * diff;
-      }
+  for (Eigen::Index j = 0; j + 1 < n; p += n - j - 1, ++j)
+    for (Eigen::Index c = 0; c < X.cols(); ++c)
+      d.col(groups[static_cast<std::size_t>(c)]).segment(p, n - j - 1).array() +=
+          (X.col(c).tail(n - j - 1).array() - X(j, c)).square();
   return d;
 }
 
 // The inverse of a lower triangular matrix by forward substitution, column by column (n^3/6
 // multiply-adds; Eigen's blocked triangular solve is several times slower at these sizes).
-Eigen::MatrixXd lower_inverse(const Eigen::MatrixXd &L) {
+Eigen::MatrixXd lower_inverse(const Eigen::Ref<const Eigen::MatrixXd> &L) {
   const Eigen::Index n = L.rows();
   Eigen::MatrixXd inv = Eigen::MatrixXd::Zero(n, n);
   for (Eigen::Index j = 0; j < n; ++j) {
@@ -139,14 +139,15 @@ struct LinearTerm {
 double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const Eigen::VectorXd &t,
                       Eigen::VectorXd *gradient, Eigen::ArrayXd *pair_weight = nullptr,
                       const LinearTerm *lin = nullptr, double s_lin = 0, double *lin_gradient = nullptr) {
-  const int G = static_cast<int>(d.rows());
+  const int G = static_cast<int>(d.cols());
   const Eigen::Index n = y.size();
   const Eigen::VectorXd inv_l2 = (-2.0 * t.head(G).array()).exp().matrix();
   const double sf2 = std::exp(t[G]), sn2 = std::exp(t[G + 1]);
   // Per pair: r^2, r, exp(-sqrt5 r), k.
-  const Eigen::ArrayXd r2 = (d.transpose() * inv_l2).array().max(0.0);
+  const Eigen::ArrayXd r2 = (d * inv_l2).array().max(0.0);
   const Eigen::ArrayXd r = r2.sqrt();
-  const Eigen::ArrayXd e = (-kSqrt5 * r).exp();
+  Eigen::ArrayXd e = -kSqrt5 * r;
+  exp_in_place(e.data(), static_cast<std::size_t>(e.size()));
   const Eigen::ArrayXd kf = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r2) * e;
   Eigen::MatrixXd K(n, n);
   Eigen::Index p = 0;
@@ -154,7 +155,7 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
     K(j, j) = sf2 + sn2 + kJitter + (lin ? s_lin * lin->diag[j] : 0.0);
     for (Eigen::Index i = j + 1; i < n; ++i, ++p) K(i, j) = kf[p] + (lin ? s_lin * lin->pairs[p] : 0.0);
   }
-  Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(K);
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(K);  // in place: K becomes L
   if (llt.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
   const Eigen::VectorXd alpha = llt.solve(y);
   const double lml = -0.5 * y.dot(alpha) - 0.5 * static_cast<double>(n) * kLog2Pi -
@@ -178,7 +179,7 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
     const Eigen::ArrayXd wc = w * (sf2 * (5.0 / 3.0) * (1.0 + kSqrt5 * r) * e);
     if (pair_weight) *pair_weight = wc;
     gradient->resize(G + 2);
-    gradient->head(G) = (d * wc.matrix()).cwiseProduct(inv_l2);
+    gradient->head(G) = (d.transpose() * wc.matrix()).cwiseProduct(inv_l2);
     (*gradient)[G] = (w * kf).sum() + 0.5 * wdiag * sf2;
     (*gradient)[G + 1] = 0.5 * sn2 * wdiag;
   }
@@ -193,18 +194,28 @@ double log_prior(const LogNormalPrior &p, double log_h, double *grad) {
 
 // Projected L-BFGS within box bounds (Nocedal & Wright, "Numerical Optimization", Alg. 7.5, with
 // variables at an active bound frozen for the step and an Armijo backtracking line search).
-// Minimizes f; returns the best point found.
+// Minimizes f; returns the best point found, its value in *fbest and its gradient in *gbest.
+// A caller that knows f and its gradient at x (within the bounds) passes them as *fbest and
+// *gbest with `known`, which saves an evaluation.
 using Objective = std::function<double(const Eigen::VectorXd &, Eigen::VectorXd *)>;
 
 Eigen::VectorXd minimize_box(const Objective &f, Eigen::VectorXd x, const Eigen::VectorXd &lo,
-                             const Eigen::VectorXd &hi, int max_iterations, double *fbest) {
+                             const Eigen::VectorXd &hi, int max_iterations, double *fbest,
+                             Eigen::VectorXd *gbest, bool known = false) {
   const int m = 6;
   const Eigen::Index p = x.size();
-  x = x.cwiseMax(lo).cwiseMin(hi);
   Eigen::VectorXd g(p);
-  double fx = f(x, &g);
+  double fx;
+  if (known) {
+    fx = *fbest;
+    g = *gbest;
+  } else {
+    x = x.cwiseMax(lo).cwiseMin(hi);
+    fx = f(x, &g);
+  }
   if (!std::isfinite(fx)) {
     *fbest = fx;
+    *gbest = g;
     return x;
   }
   std::vector<Eigen::VectorXd> S, Y;
@@ -268,6 +279,7 @@ Eigen::VectorXd minimize_box(const Objective &f, Eigen::VectorXd x, const Eigen:
     if (df < 1e-5 * (1.0 + std::fabs(fx))) break;
   }
   *fbest = fx;
+  *gbest = g;
   return x;
 }
 
@@ -342,17 +354,20 @@ double lml_theta(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, const std::
   gradient->resize(t.size());
   gradient->head(G + 2) = g;
   if (linear) (*gradient)[G + 2 + 2 * K] = glin;
+  Eigen::ArrayXd pdw_buf(n);
   for (Eigen::Index k = 0; k < K; ++k) {
     const Eigen::Index c = warp_columns[static_cast<size_t>(k)];
-    // d d_{g,p} / d theta = 2 (w_i - w_j) (w'_i - w'_j) for the pair p = (i, j).
+    // d d_{g,p} / d theta = 2 (w_i - w_j) (w'_i - w'_j) for the pair p = (i, j); the pairs of
+    // one j are a contiguous segment.
     double sa = 0, sb = 0;
     Eigen::Index p = 0;
-    for (Eigen::Index j = 0; j < n; ++j)
-      for (Eigen::Index i = j + 1; i < n; ++i, ++p) {
-        const double dw = W(i, c) - W(j, c);
-        sa += pw[p] * dw * (da(i, k) - da(j, k));
-        sb += pw[p] * dw * (db(i, k) - db(j, k));
-      }
+    for (Eigen::Index j = 0; j + 1 < n; p += n - j - 1, ++j) {
+      const Eigen::Index m = n - j - 1;
+      auto pdw = pdw_buf.head(m);
+      pdw = pw.segment(p, m) * (W.col(c).tail(m).array() - W(j, c));
+      sa += (pdw * (da.col(k).tail(m).array() - da(j, k))).sum();
+      sb += (pdw * (db.col(k).tail(m).array() - db(j, k))).sum();
+    }
     const double inv_l2 = std::exp(-2.0 * t[groups[static_cast<size_t>(c)]]);
     (*gradient)[G + 2 + k] = -inv_l2 * sa;
     (*gradient)[G + 2 + K + k] = -inv_l2 * sb;
@@ -520,7 +535,7 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
     return -(lml + lp_sum);
   };
 
-  Eigen::VectorXd best_t;
+  Eigen::VectorXd best_t, best_g;
   double best_f = std::numeric_limits<double>::infinity();
   // Every start gets a few iterations (which moves it into its basin); the best one is then
   // optimized to convergence.
@@ -538,16 +553,20 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
       if (linear) t0[P - 1] = lin_prior.mu + lin_prior.sd * rng.normal();
     }
     double f = 0;
-    Eigen::VectorXd t = minimize_box(neg_log_post, t0, lo, hi, o.probe_iterations, &f);
+    Eigen::VectorXd g;
+    Eigen::VectorXd t = minimize_box(neg_log_post, t0, lo, hi, o.probe_iterations, &f, &g);
     if (f < best_f) {
       best_f = f;
       best_t = t;
+      best_g = g;
     }
   }
-  if (o.max_iterations > o.probe_iterations) {
-    double f = 0;
+  if (o.max_iterations > o.probe_iterations && std::isfinite(best_f)) {
+    // Continues from the best start, whose value and gradient are known.
+    double f = best_f;
+    Eigen::VectorXd g = best_g;
     Eigen::VectorXd t =
-        minimize_box(neg_log_post, best_t, lo, hi, o.max_iterations - o.probe_iterations, &f);
+        minimize_box(neg_log_post, best_t, lo, hi, o.max_iterations - o.probe_iterations, &f, &g, true);
     if (f <= best_f) best_t = t;
   }
   return GaussianProcess(std::move(X), std::move(y), std::move(groups), unpack(best_t, G, warped, linear));
@@ -591,11 +610,13 @@ Eigen::MatrixXd GaussianProcess::matern(const Eigen::MatrixXd &A, const Eigen::M
   Eigen::MatrixXd K(A.rows(), B.rows());
   K.noalias() = As * Bs.transpose();
   const double sf2 = signal_var();
-  Eigen::ArrayXd r(K.rows());
+  Eigen::ArrayXd r(K.rows()), e(K.rows());
   for (Eigen::Index j = 0; j < K.cols(); ++j) {
     auto col = K.col(j).array();
     r = (na + nb[j] - 2.0 * col).max(0.0).sqrt();
-    col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r.square()) * (-kSqrt5 * r).exp();
+    e = -kSqrt5 * r;
+    exp_in_place(e.data(), static_cast<std::size_t>(e.size()));
+    col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r.square()) * e;
   }
   return K;
 }
@@ -607,7 +628,7 @@ void GaussianProcess::predict(const Eigen::MatrixXd &Xs, Eigen::VectorXd *mean,
   if (mean) *mean = Kt * alpha_;
   if (var) {
     Eigen::MatrixXd V;
-    V.noalias() = Linv_ * Kt.transpose();
+    V.noalias() = Linv_.triangularView<Eigen::Lower>() * Kt.transpose();
     *var = (prior_variance(Xs).array() - V.colwise().squaredNorm().transpose().array()).max(0.0).matrix();
   }
 }
@@ -639,7 +660,7 @@ CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::M
     const Eigen::Index c = std::min(kBlock, m - s);
     const Eigen::MatrixXd Kt =
         gp.kernel(Xc_.middleRows(s, c), Xw_.middleRows(s, c), gp.inputs(), gp.warped_inputs());  // (c x n)
-    Vb.noalias() = gp.chol_inverse() * Kt.transpose();                       // (n x c)
+    Vb.noalias() = gp.chol_inverse().triangularView<Eigen::Lower>() * Kt.transpose();  // (n x c)
     mean_.segment(s, c).noalias() = Vb.transpose() * beta_;
     var_.segment(s, c) =
         (prior_.segment(s, c).array() - Vb.colwise().squaredNorm().transpose().array()).max(0.0).matrix();

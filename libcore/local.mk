@@ -33,7 +33,7 @@ libcore_libautotune_la_SOURCES = \
 	libcore/tuner_conf.cc \
 	libcore/units.cc
 libcore_libautotune_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
-libcore_libautotune_la_LIBADD = $(SQLITE_LIBS)
+libcore_libautotune_la_LIBADD = $(SQLITE_LIBS) $(MVEC_LIBS)
 
 # Unit tests of the core (make check).
 check_PROGRAMS += tests/unit/core_test
