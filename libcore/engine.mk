@@ -14,7 +14,7 @@ libcore_libautotune_la_SOURCES += \
 	libcore/include/autotune/stopping.hpp \
 	libcore/include/autotune/strategy.hpp \
 	libcore/include/autotune/table.hpp \
-	libcore/include/autotune/vector_exp.hpp \
+	libcore/include/autotune/vector_math.hpp \
 	libcore/acquisition.cc \
 	libcore/candidates.cc \
 	libcore/engine_conf.cc \
@@ -26,7 +26,7 @@ libcore_libautotune_la_SOURCES += \
 	libcore/stopping.cc \
 	libcore/strategy.cc \
 	libcore/table.cc \
-	libcore/vector_exp.cc
+	libcore/vector_math.cc
 # Eigen's internal index checks slow the inner loops of the proposal step; the engine checks
 # its shapes at its own edges.
 libcore_libautotune_la_CPPFLAGS += -DEIGEN_NO_DEBUG
@@ -43,7 +43,7 @@ tests_unit_engine_test_SOURCES = \
 	tests/unit/replay_test.cc \
 	tests/unit/space_test.cc \
 	tests/unit/stopping_test.cc \
-	tests/unit/vector_exp_test.cc
+	tests/unit/vector_math_test.cc
 tests_unit_engine_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(GTEST_CFLAGS)
 tests_unit_engine_test_LDADD = libcore/libautotune.la $(GTEST_LIBS)
 TESTS += tests/unit/engine_test

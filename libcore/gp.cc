@@ -10,7 +10,7 @@
 
 #include "autotune/error.hpp"
 #include "autotune/rng.hpp"
-#include "autotune/vector_exp.hpp"
+#include "autotune/vector_math.hpp"
 
 namespace autotune {
 namespace {

@@ -277,30 +277,27 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     return pick;
   };
 
-  // Predictive log score of candidate i: N(mu, sd^2).
+  // Predictive log score of every candidate: N(mu, sd^2), and expected improvement over all of
+  // them at once (acquisition.hpp's array forms).
   const double best_log = std::log(p.best_score);
-  auto log_moments = [&](std::size_t i, double *mu, double *sd) {
-    const Eigen::Index j = static_cast<Eigen::Index>(i);
-    *mu = y_mean + y_std * post.mean()[j];
-    *sd = y_std * std::sqrt(post.var()[j]);
+  std::vector<double> mu(n), sd(n), ei(n);
+  const Eigen::Index ni = static_cast<Eigen::Index>(n);
+  auto moments = [&] {
+    Eigen::Map<Eigen::ArrayXd>(mu.data(), ni) = y_mean + y_std * post.mean().array();
+    Eigen::Map<Eigen::ArrayXd>(sd.data(), ni) = y_std * post.var().array().sqrt();
   };
+  auto ei_of = [&](std::size_t i) { return ei[i]; };
+  moments();
   if (o.predictions) {
     p.predictions.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-      double mu, sd;
-      log_moments(i, &mu, &sd);
-      const double mean = std::exp(mu + 0.5 * sd * sd);
-      p.predictions[i] = {mean, mean * std::sqrt(std::expm1(sd * sd))};
+      const double mean = std::exp(mu[i] + 0.5 * sd[i] * sd[i]);
+      p.predictions[i] = {mean, mean * std::sqrt(std::expm1(sd[i] * sd[i]))};
     }
   }
   // The ei rule, on the untried candidates, before any fantasy.
-  best_of(
-      [&](std::size_t i) {
-        double mu, sd;
-        log_moments(i, &mu, &sd);
-        return expected_improvement_lognormal(mu, sd, p.best_score);
-      },
-      &p.max_ei);
+  expected_improvement_lognormal(mu.data(), sd.data(), n, p.best_score, ei.data());
+  best_of(ei_of, &p.max_ei);
   p.max_ei = std::max(p.max_ei, 0.0);
   p.stop = check_ei_rule(p.max_ei, p.best_score, done.size(), o.stop);
   if (p.stop.stopped()) {
@@ -323,13 +320,9 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   }
   while (p.indices.size() < slots) {
     double best_ei;
-    const std::size_t pick = best_of(
-        [&](std::size_t i) {
-          double mu, sd;
-          log_moments(i, &mu, &sd);
-          return expected_improvement(mu, sd, best_log, o.xi * y_std);
-        },
-        &best_ei);
+    moments();
+    expected_improvement(mu.data(), sd.data(), n, best_log, o.xi * y_std, ei.data());
+    const std::size_t pick = best_of(ei_of, &best_ei);
     if (pick == n) break;
     take(pick);
     if (p.indices.size() < slots) fantasize(pick);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 using namespace autotune;
 
@@ -50,4 +51,30 @@ TEST(ExpectedImprovement, LogNormalMatchesIntegration) {
   }
   EXPECT_DOUBLE_EQ(expected_improvement_lognormal(std::log(0.5), 0.0, 1.0), 0.5);
   EXPECT_DOUBLE_EQ(expected_improvement_lognormal(0.0, 1.0, 0.0), 0.0);
+}
+
+TEST(ExpectedImprovement, ArrayFormsEqualTheScalarOnes) {
+  // Every (mu, sigma) pair of a grid, with sigma = 0 and far tails among them, in one array.
+  std::vector<double> mu, sigma;
+  for (double m : {-30.0, -3.0, -0.5, 0.0, 0.2, 1.0, 4.0, 40.0})
+    for (double s : {0.0, 1e-9, 0.01, 0.3, 1.0, 2.5, 10.0}) {
+      mu.push_back(m);
+      sigma.push_back(s);
+    }
+  const std::size_t n = mu.size();
+  std::vector<double> out(n);
+  for (double best : {-1.0, 0.0, 0.7}) {
+    for (double xi : {0.0, 0.05}) {
+      expected_improvement(mu.data(), sigma.data(), n, best, xi, out.data());
+      for (std::size_t i = 0; i < n; ++i) {
+        const double want = expected_improvement(mu[i], sigma[i], best, xi);
+        EXPECT_NEAR(out[i], want, 1e-14 + 1e-12 * want) << mu[i] << " " << sigma[i] << " " << best;
+      }
+    }
+    expected_improvement_lognormal(mu.data(), sigma.data(), n, best, out.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      const double want = expected_improvement_lognormal(mu[i], sigma[i], best);
+      EXPECT_NEAR(out[i], want, 1e-14 + 1e-12 * want) << mu[i] << " " << sigma[i] << " " << best;
+    }
+  }
 }

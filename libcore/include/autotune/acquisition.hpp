@@ -14,8 +14,13 @@
 //   sigma
 // which the stopping rule compares with a fraction of the incumbent score.
 //
+// The array forms compute the same values for n candidates at once (out[i] from mu[i] and
+// sigma[i]), with exp and erfc vectorized (vector_math.hpp): equal within rounding.
+//
 // Thread safety: pure functions.
 #pragma once
+
+#include <cstddef>
 
 namespace autotune {
 
@@ -24,5 +29,10 @@ double normal_cdf(double z);
 
 double expected_improvement(double mu, double sigma, double best, double xi = 0.0);
 double expected_improvement_lognormal(double mu, double sigma, double best);
+
+void expected_improvement(const double *mu, const double *sigma, std::size_t n, double best,
+                          double xi, double *out);
+void expected_improvement_lognormal(const double *mu, const double *sigma, std::size_t n,
+                                    double best, double *out);
 
 }  // namespace autotune

@@ -1,0 +1,34 @@
+// exp and erfc over arrays, vectorized.  The Matérn kernel's exp(-sqrt5 r) is most of the
+// arithmetic of a proposal step (a kernel entry per candidate and trial, and per pair of trials
+// in every likelihood evaluation of a fit), and expected improvement needs an erfc and an exp
+// per candidate.  Eigen's exp for doubles is not vectorized on baseline x86-64 (SSE2); glibc's
+// vector math library (libmvec) has SSE and AVX2 variants of both, and the AVX2 one is chosen at
+// run time where the CPU has AVX2 and FMA.  Without libmvec (another architecture or C
+// library) these are std::exp and std::erfc in a loop.  Every variant is within 4 ulp of them.
+//
+// Thread safety: exp_in_place and erfc_in_place may run in any number of threads at once.
+#ifndef AUTOTUNE_VECTOR_MATH_HPP
+#define AUTOTUNE_VECTOR_MATH_HPP
+
+#include <cstddef>
+
+namespace autotune {
+
+// x[i] = exp(x[i]) for i < n.
+void exp_in_place(double *x, std::size_t n);
+
+// x[i] = erfc(x[i]) for i < n.
+void erfc_in_place(double *x, std::size_t n);
+
+// The variant both run: "avx2", "sse" or "scalar".  The fastest this CPU and C library have is
+// chosen at the first call.
+const char *vector_math_variant();
+
+// Makes both run the named variant from now on (for benchmarks and tests, which compare the
+// variants in one process).  Returns false, changing nothing, for a variant this build or CPU
+// does not have.  Not to be called while another thread runs exp_in_place or erfc_in_place.
+bool use_vector_math_variant(const char *name);
+
+}  // namespace autotune
+
+#endif
