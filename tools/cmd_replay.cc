@@ -322,7 +322,8 @@ int cmd_replay(const Caller &, int argc, char **argv) {
                 "step-ms", "stopped by");
     auto row = [&](const std::string &name, const char *strategy, const Summary &m) {
       char at[32];
-      std::snprintf(at, sizeof at, "%.0f%%", m.runs ? 100.0 * m.within_at / m.runs : 0.0);
+      // One decimal: a target such as ">= 90%" must not be met by rounding.
+      std::snprintf(at, sizeof at, "%.1f%%", m.runs ? 100.0 * m.within_at / m.runs : 0.0);
       std::printf("%-32s %-10s %8s %8s %8s %8s %9s %8s %8s %8.2f  %s\n", name.c_str(), strategy,
                   trials_text(quantile(m.to5, 0.5), budget).c_str(),
                   trials_text(quantile(m.to5, 0.9), budget).c_str(),
