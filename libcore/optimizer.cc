@@ -216,7 +216,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
 
   // The constraint model: a GP on the +1 / -1 labels of every finished trial, standardized, with
   // hyperparameters of its own (where runs fail need not vary like how long they take), fitted
-  // from one start: the score model's hyperparameters.  P(feasible) = Phi(mu_c / sigma_c) is
+  // from one start, the score model's hyperparameters, for five L-BFGS iterations (ten did
+  // no better: bench/README.md).  P(feasible) = Phi(mu_c / sigma_c) is
   // computed only where it can change a decision (see best_of below), since it is at most 1.
   std::optional<GaussianProcess> cgp;
   double c_mean = 0, c_std = 1;
@@ -236,7 +237,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     GpFitOptions cpo = gpo;
     cpo.starts = 1;
     cpo.first_start = gp.hyper();
-    cpo.max_iterations = std::min(cpo.max_iterations, 10);
+    cpo.max_iterations = std::min(cpo.max_iterations, 5);
     cgp.emplace(GaussianProcess::fit(Xc, (c.array() - c_mean) / c_std, cs.groups(), cpo));
   }
   std::vector<double> feasible(n, -1.0);

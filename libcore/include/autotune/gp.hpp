@@ -16,8 +16,8 @@
 // each warped column, then log s_lin) maximize the log marginal likelihood plus log-priors (a
 // MAP estimate; the gradient is GPML eq. 5.9), by projected L-BFGS
 // within bounds, from several starts drawn from the prior with an injected seed: every start gets
-// a probing iteration, the best continues for a bounded number of iterations (a proposal needs
-// the basin of the hyperparameters, not their last digits).  For many query points v = L \ k* is
+// a few probing iterations, the best continues for a bounded number of iterations (a proposal
+// needs the basin of the hyperparameters, not their last digits).  For many query points v = L \ k* is
 // computed as a product with the explicit L^-1.
 //
 // Input warping (optional; Snoek, Swersky, Zemel & Adams, "Input warping for Bayesian
@@ -83,9 +83,13 @@ struct GpFitOptions {
   // Cholesky factorization stays well conditioned with repeated inputs.
   LogNormalPrior noise_var{-4.0, 1.0, 1e-6, 1.0};
   // Starts: the prior median, then starts - 1 draws from the prior.  Each start gets
-  // probe_iterations L-BFGS iterations; the best continues up to max_iterations in all.
-  int starts = 4;
-  int probe_iterations = 1;
+  // probe_iterations L-BFGS iterations; the best continues up to max_iterations in all.  Input
+  // warping adds two hyperparameters per input (29 instead of 11 for nine inputs), and one
+  // probing iteration no longer tells the starts' basins apart: three starts probed three
+  // iterations each find better ones than four probed once, in about as many likelihood
+  // evaluations (bench/README.md, "Fitting the hyperparameters").
+  int starts = 3;
+  int probe_iterations = 3;
   int max_iterations = 15;
   std::uint64_t seed = 1;
   // The first start instead of the prior median (e.g. the hyperparameters of a related model).
