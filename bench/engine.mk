@@ -3,4 +3,4 @@
 noinst_PROGRAMS += bench/propose_bench
 bench_propose_bench_SOURCES = bench/propose_bench.cc
 bench_propose_bench_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS)
-bench_propose_bench_LDADD = libcore/libautotune.la
+bench_propose_bench_LDADD = $(AT_ENGINE) $(AT_CONF_LIBS)

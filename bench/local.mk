@@ -15,6 +15,6 @@ include bench/engine.mk
 noinst_PROGRAMS += bench/at_submit_bench
 bench_at_submit_bench_SOURCES = bench/at_submit_bench.cc
 bench_at_submit_bench_CPPFLAGS = $(AM_CPPFLAGS)
-bench_at_submit_bench_LDADD = libcore/libautotune.la $(PTHREAD_LIBS)
+bench_at_submit_bench_LDADD = $(AT_SUBMIT_API) $(AT_CAPI) $(AT_ALL) $(PTHREAD_LIBS)
 
 include bench/ckpt.mk

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "autotune/conf.hpp"
+#include "autotune/tier_conf.hpp"
 #include "autotune/error.hpp"
 #include "autotune/units.hpp"
 #include "ssp/error.hpp"
@@ -57,10 +57,10 @@ std::string tiers_to_conf(const Flags &f, const std::string &spec) {
 }
 
 // The tiers of --checkpoint-tiers or --checkpoint-tier-conf.
-autotune::Conf load_tiers(const CheckpointFlags &c) {
+autotune::TierSiteConf load_tiers(const CheckpointFlags &c) {
   if (c.where == CheckpointFlags::Where::tiers)
-    return autotune::Conf::load_text(c.tier_text, c.tier_file);
-  return autotune::Conf::load(c.tier_file);
+    return autotune::TierSiteConf::load_text(c.tier_text, c.tier_file);
+  return autotune::TierSiteConf::load(c.tier_file);
 }
 
 std::unique_ptr<ssp::SnapshotStore> open_here(const CheckpointFlags &c) {
@@ -76,7 +76,7 @@ std::unique_ptr<ssp::SnapshotStore> open_here(const CheckpointFlags &c) {
       return ssp::TierSnapshotStore::open_job_buffer(o);
     case CheckpointFlags::Where::tiers:
     case CheckpointFlags::Where::tier_conf: {
-      const autotune::Conf conf = load_tiers(c);
+      const autotune::TierSiteConf conf = load_tiers(c);
       return std::make_unique<ssp::TierSnapshotStore>(
           autotune::TierStore(autotune::TierStoreOptions::from_conf(conf.tier)), o);
     }
@@ -162,7 +162,7 @@ CheckpointFlags checkpoint_flags(const Flags &f) {
   }
   if (c.where == CheckpointFlags::Where::tiers || c.where == CheckpointFlags::Where::tier_conf) {
     try {
-      const autotune::Conf conf = load_tiers(c);
+      const autotune::TierSiteConf conf = load_tiers(c);
       if (conf.tier.tiers.empty())
         f.fail("--checkpoint-tier-conf: '" + c.tier_file +
                "' has no Tier= line; allowed: a file with Tier=NAME Kind=pmem|disk Path=DIR "

@@ -2,9 +2,10 @@
 # headers and ssp.pc, so that an MPI program builds with
 #   mpicxx app.cc $(pkg-config --cflags --libs ssp)
 # The MPI-free parts (policy, shard map, scheduler, codec, snapshot stores and manifest, profile
-# format) are a convenience library of their own, which the unit tests link without MPI.  It links
-# libcore's tier store (TierSnapshotStore) and through it libautotune; libpmem2 comes only from
-# the tier library, MPI only into libssp.la.
+# format) are a convenience library of their own, which the unit tests link without MPI.  It folds
+# in the tier store (TierSnapshotStore), the tier keys of autotune.conf and common/: no SQLite, no
+# engine, no store (tests/unit/link_deps.sh checks).  libpmem2 comes only from the tier library,
+# MPI only into libssp.la.
 SSP_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include -I$(top_srcdir)/libssp $(JSON_CFLAGS)
 
 noinst_LTLIBRARIES += libssp/libssp_pure.la
@@ -18,7 +19,7 @@ libssp_libssp_pure_la_SOURCES = \
 	libssp/snapshot.cc \
 	libssp/tier_store.cc
 libssp_libssp_pure_la_CPPFLAGS = $(SSP_CPPFLAGS) $(ZLIB_CFLAGS)
-libssp_libssp_pure_la_LIBADD = libcore/libautotune_tier.la libcore/libautotune.la $(ZLIB_LIBS)
+libssp_libssp_pure_la_LIBADD = $(AT_TIER) $(AT_TIER_CONF) $(AT_COMMON) $(ZLIB_LIBS)
 
 lib_LTLIBRARIES += libssp/libssp.la
 libssp_libssp_la_SOURCES = \
@@ -43,9 +44,10 @@ sspinclude_HEADERS = \
 # ssp/error.hpp names autotune::Error and ssp/tier_store.hpp autotune::TierStore: install those
 # headers beside them.
 sspautotunedir = $(includedir)/autotune
-sspautotune_HEADERS = libcore/include/autotune/error.hpp \
-	libcore/include/autotune/tier.hpp \
-	libcore/include/autotune/tier_conf.hpp
+sspautotune_HEADERS = common/include/autotune/error.hpp \
+	common/include/autotune/raw_conf.hpp \
+	tier/include/autotune/tier.hpp \
+	tier/include/autotune/tier_conf.hpp
 
 pkgconfig_DATA += libssp/ssp.pc
 EXTRA_DIST += libssp/ssp.pc.in libssp/README.md

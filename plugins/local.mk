@@ -1,4 +1,4 @@
-# The Slurm plugins: thin C++ shims over libautotune's C API, built against Slurm's internal
+# The Slurm plugins: thin C++ shims over the C API (capi/), built against Slurm's internal
 # headers of exactly the installed version (configure checks it).  Each exports only the plugin
 # ABI, by a version script beside it (tests/unit/plugin_abi.sh checks with nm -D).  No -no-undefined: Slurm's own symbols are
 # resolved from the loading daemon at dlopen time.
@@ -16,14 +16,15 @@ plugins_job_submit_job_submit_autotune_la_SOURCES = plugins/job_submit/job_submi
 plugins_job_submit_job_submit_autotune_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_job_submit_job_submit_autotune_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
 	-Wl,--version-script=$(srcdir)/plugins/job_submit/job_submit_autotune.map
-plugins_job_submit_job_submit_autotune_la_LIBADD = libcore/libautotune.la
+plugins_job_submit_job_submit_autotune_la_LIBADD = $(AT_SUBMIT_API) $(AT_CAPI) $(AT_POLICY) $(AT_STORE) \
+	$(AT_CONF_LIBS)
 
 slurmplugin_LTLIBRARIES += plugins/select/select_autotune.la
 plugins_select_select_autotune_la_SOURCES = plugins/select/select_autotune.cc plugins/slurm_log.hpp
 plugins_select_select_autotune_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_select_select_autotune_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
 	-Wl,--version-script=$(srcdir)/plugins/select/select_autotune.map
-plugins_select_select_autotune_la_LIBADD = libcore/libautotune.la -ldl
+plugins_select_select_autotune_la_LIBADD = $(AT_SELECT_API) $(AT_CAPI) $(AT_STORE) $(AT_CONF_LIBS) -ldl
 
 EXTRA_DIST += plugins/slurm_config/config.h plugins/spank/spank_autotune.map \
 	plugins/job_submit/job_submit_autotune.map plugins/select/select_autotune.map

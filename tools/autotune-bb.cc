@@ -198,6 +198,9 @@ std::uint32_t job_of(const Args &a) {
 
 Conf load_conf(const Args &a) { return Conf::load(a.conf.empty() ? Conf::default_path() : a.conf); }
 
+// The sections of a (fully checked) autotune.conf that job buffers use.
+TierSiteConf tier_site(const Conf &c) { return {c.path, c.core, c.tier}; }
+
 std::string absolute_path(const std::string &field, const std::string &p) {
   if (p.empty() || p[0] != '/') throw_invalid(field + ": '" + p + "' is not an absolute path");
   for (char c : p)
@@ -343,7 +346,7 @@ int cmd_create(const Args &a) {
           {t.substr(0, eq), parse_size("--tier " + t.substr(0, eq), t.substr(eq + 1), 'B')});
     }
   if (auto p = a.maybe("--placement")) r.placement = parse_placement("--placement", *p);
-  JobBuffers jb(load_conf(a));
+  JobBuffers jb(tier_site(load_conf(a)));
   const bool existed = jb.find(r.job).has_value();
   const JobBuffer b = jb.create(r);
   if (!existed) {
@@ -382,7 +385,7 @@ int cmd_create(const Args &a) {
 int cmd_destroy(const Args &a) {
   if (::geteuid() != 0) throw Error(Errc::permission, "destroy: must run as root");
   const std::uint32_t job = job_of(a);
-  JobBuffers jb(load_conf(a));
+  JobBuffers jb(tier_site(load_conf(a)));
   const bool had = jb.destroy(job);
   std::printf("job %u: %s\n", job, had ? "buffer destroyed" : "no buffer (nothing to do)");
   return 0;
@@ -396,7 +399,7 @@ struct Opened {
 
 Opened find_buffer(const Args &a) {
   const std::uint32_t job = job_of(a);
-  JobBuffers jb(load_conf(a));
+  JobBuffers jb(tier_site(load_conf(a)));
   auto b = jb.find(job);
   if (!b) throw Error(Errc::not_found, "job " + std::to_string(job) + " has no burst buffer");
   return {*b, jb.store_options(*b)};
@@ -544,7 +547,7 @@ int cmd_stage_out(const Args &a) {
 
 int cmd_pools(const Args &a) {
   const Conf c = load_conf(a);
-  JobBuffers jb(c);  // refuses a configuration without tiers
+  JobBuffers jb(tier_site(c));  // refuses a configuration without tiers
   std::uint64_t total = 0;
   for (const auto &t : c.tier.tiers) total += t.capacity;
   // Slurm counts a pool in units of its granularity (1M): quantity * granularity bytes.
@@ -632,7 +635,7 @@ int cmd_status(const Args &a) {
     return 0;
   }
   const Conf c = load_conf(a);
-  JobBuffers jb(c);
+  JobBuffers jb(tier_site(c));
   const auto com = jb.commitments();
   std::printf("%-10s %-5s %9s %9s %12s  %s\n", "TIER", "KIND", "SIZE", "GRANTED", "BANDWIDTH",
               "PATH");

@@ -2,7 +2,8 @@
 # page, and burst_buffer.lua installed with the path of the installed autotune-bb.
 bin_PROGRAMS += tools/autotune-bb
 tools_autotune_bb_SOURCES = tools/autotune-bb.cc
-tools_autotune_bb_LDADD = libcore/libautotune_tier.la libcore/libautotune.la $(PTHREAD_LIBS)
+tools_autotune_bb_LDADD = $(AT_TIER) $(AT_CONF_LIBS) $(PTHREAD_LIBS)
+tools_autotune_bb_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS)
 dist_man_MANS += man/autotune-bb.1
 
 # $(pkgdatadir)/burst_buffer.lua: copy it beside slurm.conf to enable the burst buffer.

@@ -26,6 +26,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "args.hpp"
+#include "autotune/optimizer.hpp"
 #include "autotune/error.hpp"
 #include "autotune/result.hpp"
 #include "autotune/tuner.hpp"
@@ -262,7 +263,7 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
                                       TrialStatus::running, job_id);
       store.mark_running(t.id, job_id, f.start > 0 ? f.start : static_cast<double>(time(nullptr)));
     }
-    if (may_record && drop_abandoned(store, *c, who)) log_refit(who, refit(store, c->id, conf));
+    if (may_record && drop_abandoned(store, *c, who)) log_refit(who, refit(store, c->id, conf, propose));
     return 0;
   }
   if (!trial && !rec->best.empty() && may_record) {
@@ -397,14 +398,14 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
   }
   if (may_record && drop_abandoned(store, *c, who)) changed = true;
   if (changed) {
-    Decision d = refit(store, c->id, conf);
+    Decision d = refit(store, c->id, conf, propose);
     if (search && !search->winner.empty() && d.state == ClassState::tuning) {
       // The job's search stopped inside its allocation: the class converges on its winner.
       try {
         const std::string winner = Configuration::parse(search->winner, "search winner").format();
         const std::string reason = "stopped by " + search->stop_rule + " in the allocation of job " +
                                    std::to_string(job_id) + (search->reason.empty() ? "" : ": " + search->reason);
-        d = converge(store, c->id, conf, winner, job_id, search->stop_rule, reason);
+        d = converge(store, c->id, conf, propose, winner, job_id, search->stop_rule, reason);
       } catch (const Error &e) {
         log_line(who + ": the search's winner is not taken: " + e.what());
       }

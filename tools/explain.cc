@@ -1,5 +1,6 @@
 #include "explain.hpp"
 
+#include "autotune/optimizer.hpp"
 #include "autotune/error.hpp"
 #include "autotune/tuner.hpp"
 #include "cli.hpp"
@@ -19,7 +20,7 @@ Explanation explain(const ClassView &v, const Conf &conf) {
     if (r > 0) e.margin = (r - w) / r;
   }
   try {
-    const ModelView m = predict_neighbours(v.cls, v.trials, conf, v.best->config, 3);
+    const ModelView m = predict_neighbours(v.cls, v.trials, conf, propose, v.best->config, 3);
     for (std::size_t i = 0; i < m.configs.size(); ++i) e.neighbours.push_back({m.configs[i], m.mean[i], m.stddev[i]});
     if (m.configs.empty()) e.note = "the model needs two successful configurations before it predicts";
   } catch (const Error &err) {

@@ -14,7 +14,7 @@ tools_autotune_SOURCES = \
 	tools/slurm_job.cc tools/slurm_job.hpp \
 	tools/views.cc tools/views.hpp
 tools_autotune_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(SQLITE_CFLAGS) $(EIGEN_CFLAGS)
-tools_autotune_LDADD = libcore/libautotune.la $(SLURM_LIBS)
+tools_autotune_LDADD = $(AT_ALL) $(SLURM_LIBS)
 
 # The dispatcher and replay's handling of bad input, as a user runs them.
 TESTS += tests/unit/replay_cli.sh
@@ -32,7 +32,7 @@ bin_PROGRAMS += tools/autotune-run
 tools_autotune_run_SOURCES = tools/autotune_run.cc tools/run_step.cc tools/run_step.hpp \
 	tools/slurm_job.cc tools/slurm_job.hpp
 tools_autotune_run_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
-tools_autotune_run_LDADD = libcore/libautotune.la $(SLURM_LIBS)
+tools_autotune_run_LDADD = $(AT_ALL) $(SLURM_LIBS)
 
 # The PrologSlurmctld / EpilogSlurmctld hook that runs `autotune ingest'.
 pkglibexec_SCRIPTS = tools/ingest-hook

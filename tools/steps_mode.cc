@@ -21,6 +21,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "autotune/optimizer.hpp"
 #include "autotune/adjust.hpp"
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
@@ -329,7 +330,7 @@ int run_steps(const StepsOptions &o) {
   parse_export(ex.out, cls, history);
 
   // Configurations given with --try: checked before anything runs.
-  AllocationSearch search(cls, history, alloc);
+  AllocationSearch search(cls, history, alloc, propose);
   std::vector<Planned> queue;
   for (const std::string &t : o.try_configs) {
     const Configuration c = Configuration::parse(t, "--try");

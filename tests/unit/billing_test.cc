@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autotune/autotune.h"
+#include "autotune/optimizer.hpp"
 #include "autotune/steps.hpp"
 #include "autotune/store.hpp"
 #include "autotune/tuner.hpp"
@@ -63,7 +64,7 @@ TEST_F(Billing, JobsModeCostIsThePartitionsBillingTimesTime) {
 
 TEST_F(Billing, StepsModeSearchBillsWithTheSameWeights) {
   const ClassRecord c = submit("steps-billing", "CPU=1.0,Mem=0.25G", "steps");
-  AllocationSearch s(c, {}, Allocation{4, 2, 4000, 0});
+  AllocationSearch s(c, {}, Allocation{4, 2, 4000, 0}, propose);
   EXPECT_EQ(s.problem().billing.text, "CPU=1.0,Mem=0.25G");
   for (const Candidate &cand : s.problem().candidates)
     EXPECT_DOUBLE_EQ(cand.billing_rate, slurm_billing(cand.config)) << cand.config.format();

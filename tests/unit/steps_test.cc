@@ -1,5 +1,6 @@
 // In-allocation tuning (steps.hpp): the allocation, the search inside it, the summary it leaves,
 // and how the class converges on its winner (tuner.hpp converge_on).
+#include "autotune/optimizer.hpp"
 #include "autotune/steps.hpp"
 
 #include <gtest/gtest.h>
@@ -103,7 +104,7 @@ TEST(Allocation, Fits) {
 
 TEST(AllocationSearch, CandidatesFitTheAllocationAndTheSearchStopsByTheBudget) {
   const ClassRecord c = make_class(kSpace, 5);
-  AllocationSearch s(c, {}, alloc(2));
+  AllocationSearch s(c, {}, alloc(2), propose);
   ASSERT_FALSE(s.candidates().empty());
   for (const auto &x : s.candidates()) EXPECT_TRUE(fits(x, alloc(2))) << x.format();
   EXPECT_EQ(s.budget(), 5u);
@@ -138,7 +139,7 @@ TEST(AllocationSearch, CandidatesFitTheAllocationAndTheSearchStopsByTheBudget) {
 
 TEST(AllocationSearch, RankedByMeanScoreSoASecondProfileCanChangeTheWinner) {
   const ClassRecord c = make_class(kSpace, 3);
-  AllocationSearch s(c, {}, alloc(2));
+  AllocationSearch s(c, {}, alloc(2), propose);
   std::vector<Configuration> tried;
   for (auto n = s.next(); n.config; n = s.next()) {
     tried.push_back(*n.config);
@@ -173,7 +174,7 @@ TEST(AllocationSearch, WarmStartFromTheClassHistory) {
   std::vector<TrialRecord> h = {
       trial(1, a, TrialStatus::done, 900, 100), trial(2, b, TrialStatus::done, 1500, 101),
       trial(3, bad, TrialStatus::failed, 0, 102), trial(4, wide, TrialStatus::done, 9000, 103)};
-  AllocationSearch s(c, h, alloc(2));
+  AllocationSearch s(c, h, alloc(2), propose);
   EXPECT_EQ(s.used_before(), 3u);  // the 4-node trial does not fit: not counted here
   EXPECT_TRUE(s.tried(Configuration::parse(bad)));
   auto best = s.best();
@@ -201,7 +202,7 @@ TEST(AllocationSearch, FailuresAndTimeoutsCountAndExhaustion) {
   // A space of two configurations that fit one node.
   const ClassRecord c =
       make_class("nodes=1,workers=1-2,ps=0,cpus-per-worker=1,mem-per-worker=256M", 10);
-  AllocationSearch s(c, {}, alloc(1));
+  AllocationSearch s(c, {}, alloc(1), propose);
   EXPECT_EQ(s.candidates().size(), 2u);
   auto n1 = s.next();
   ASSERT_TRUE(n1.config);
@@ -220,7 +221,7 @@ TEST(AllocationSearch, FailuresAndTimeoutsCountAndExhaustion) {
 TEST(AllocationSearch, NothingFits) {
   const ClassRecord c = make_class("nodes=2-4,workers=2-4,mem-per-worker=256M", 5);
   try {
-    AllocationSearch s(c, {}, alloc(1, 1, 100));
+    AllocationSearch s(c, {}, alloc(1, 1, 100), propose);
     FAIL() << "a search without candidates";
   } catch (const Error &e) {
     EXPECT_EQ(e.code(), Errc::invalid_argument);
@@ -235,7 +236,7 @@ TEST(AllocationSearch, CostUsesThePartitionsBillingWeights) {
   // gamma 1: cost only.  With memory billed heavily, the cheapest is the one with the least memory.
   ClassRecord c = make_class("nodes=1,workers=1,ps=0,cpus-per-worker=1,mem-per-worker=256M-1G", 3,
                              1.0, "CPU=1.0,Mem=4G");
-  AllocationSearch s(c, {}, alloc(1));
+  AllocationSearch s(c, {}, alloc(1), propose);
   ASSERT_EQ(s.candidates().size(), 3u);
   const double r256 =
       billing_rate(Configuration::parse("nodes=1,workers=1,ps=0,cpus-per-worker=1,mem-per-worker="
@@ -284,7 +285,7 @@ TEST(ConvergeOn, TheJobsWinnerBecomesTheClassBest) {
                                 trial(2, b, TrialStatus::done, 800, 101),
                                 trial(3, b, TrialStatus::done, 700, 102)};
   t[2].job_id = 42;
-  Decision d = converge_on(c, t, Conf::defaults(), b, 42, "exhausted",
+  Decision d = converge_on(c, t, Conf::defaults(), propose, b, 42, "exhausted",
                            "stopped by exhausted in the allocation of job 42");
   EXPECT_EQ(d.state, ClassState::converged);
   EXPECT_EQ(d.stop_rule, "exhausted");
@@ -293,13 +294,13 @@ TEST(ConvergeOn, TheJobsWinnerBecomesTheClassBest) {
   ASSERT_EQ(d.queue.size(), 1u);
   EXPECT_EQ(d.queue[0].config, b);
   EXPECT_EQ(d.queue[0].origin, TrialOrigin::best);
-  EXPECT_THROW(converge_on(c, t, Conf::defaults(),
+  EXPECT_THROW(converge_on(c, t, Conf::defaults(), propose,
                            "nodes=3,workers=3,ps=0,cpus-per-worker=1,mem-per-worker=256M,cpus-per-"
                            "ps=1,mem-per-ps=256M",
                            42, "budget", ""),
                Error);
   c.state = ClassState::converged;
   c.best_trial = 1;
-  d = converge_on(c, t, Conf::defaults(), b, 42, "budget", "");
+  d = converge_on(c, t, Conf::defaults(), propose, b, 42, "budget", "");
   EXPECT_EQ(*d.best_trial, 1);  // a converged class is left alone
 }

@@ -565,7 +565,7 @@ TEST_F(TierStoreTest, JobBuffersOwnershipSharesAndTeardown) {
   Conf c = Conf::load_text("StateDir=" + disk + "/state\nTier=pm Kind=pmem Path=" + shm +
                            "/bb Capacity=64M Bandwidth=3G/s\nTier=disk Kind=disk Path=" + disk +
                            "/bb Capacity=192M Bandwidth=1G/s\n");
-  JobBuffers jb(c);
+  JobBuffers jb({c.path, c.core, c.tier});
   JobBufferRequest r;
   r.job = 77;
   r.uid = 65534;  // nobody

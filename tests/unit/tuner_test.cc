@@ -1,5 +1,6 @@
 // The tuner's decisions (tuner.hpp decide): convergence by budget, drift confirmed by
 // re-measurements in a row, retune or stale, and the hysteresis of a retune's winner.
+#include "autotune/optimizer.hpp"
 #include "autotune/tuner.hpp"
 
 #include <gtest/gtest.h>
@@ -63,7 +64,7 @@ class TunerTest : public ::testing::Test {
   }
   // decide(), then apply the decision to the class as the store would.
   Decision step(ClassRecord &c, const Conf &conf) {
-    Decision d = decide(c, trials_, conf);
+    Decision d = decide(c, trials_, conf, propose);
     c.state = d.state;
     c.state_reason = d.state_reason;
     c.stop_rule = d.stop_rule;

@@ -1,0 +1,198 @@
+// The search without a model: engine options, the initial design, and the part of a proposal
+// that needs no Gaussian process (see autotune/design.hpp).
+#include "autotune/design.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "autotune/error.hpp"
+#include "autotune/rng.hpp"
+#include "autotune/units.hpp"
+
+namespace autotune {
+namespace {
+
+// Streams of the seed, so the parts of one search draw independent numbers.
+constexpr std::uint64_t kStreamDesign = 1, kStreamRandom = 2;  // kStreamGp = 3: optimizer.cc
+
+double sq_dist(const Eigen::MatrixXd &X, std::size_t a, std::size_t b) {
+  return (X.row(static_cast<Eigen::Index>(a)) - X.row(static_cast<Eigen::Index>(b))).squaredNorm();
+}
+
+std::vector<std::size_t> random_order(std::size_t n, std::uint64_t seed) {
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  Rng rng(seed, kStreamRandom);
+  for (std::size_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+  return order;
+}
+
+}  // namespace
+
+EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
+  EngineOptions o;
+  o.seed = conf.seed;
+  o.initial_trials = conf.initial_trials;
+  o.xi = conf.exploration_margin;
+  o.input_warping = conf.input_warping;
+  o.linear_trend = conf.linear_trend;
+  o.batch = conf.batch;
+  o.stop = conf.stopping(budget);
+  return o;
+}
+
+void EngineOptions::validate() const {
+  if (initial_trials < 1) throw_invalid("initial trials must be at least 1");
+  if (design_draws < 1) throw_invalid("design draws must be at least 1");
+  if (!(xi >= 0) || !std::isfinite(xi))
+    throw_invalid("the EI margin '" + format_double(xi) + "' must be >= 0");
+  stop.validate();
+}
+
+std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t count,
+                                        const EngineOptions &o) {
+  const std::size_t n = cs.size();
+  count = std::min(count, n);
+  const Eigen::MatrixXd &X = cs.encoded();
+  Rng rng(o.seed, kStreamDesign);
+  const std::size_t m = std::min(o.initial_trials, n);
+  // The maximin subset of size m among design_draws random subsets.
+  std::vector<std::size_t> best;
+  double best_score = -1;
+  std::vector<std::size_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  for (std::size_t d = 0; d < std::max<std::size_t>(1, o.design_draws); ++d) {
+    // A partial Fisher-Yates shuffle picks perm[0..m); undo its swaps afterwards so every draw
+    // starts from the identity (O(m) per draw instead of O(n)).
+    std::vector<std::pair<std::size_t, std::size_t>> swaps;
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t j = i + rng.below(n - i);
+      std::swap(perm[i], perm[j]);
+      swaps.emplace_back(i, j);
+    }
+    double min_d = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = i + 1; j < m; ++j) min_d = std::min(min_d, sq_dist(X, perm[i], perm[j]));
+    if (min_d > best_score) {
+      best_score = min_d;
+      best.assign(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(m));
+    }
+    for (auto it = swaps.rbegin(); it != swaps.rend(); ++it)
+      std::swap(perm[it->first], perm[it->second]);
+  }
+  std::vector<std::size_t> order = best;
+  order.resize(std::min(order.size(), count));
+  if (order.size() >= count) return order;
+  // Greedy continuation: the candidate farthest from all chosen ones (ties: a seeded order).
+  const std::vector<std::size_t> tie = random_order(n, o.seed ^ 0x5bd1e995u);
+  std::vector<double> dmin(n, std::numeric_limits<double>::infinity());
+  std::vector<bool> chosen(n, false);
+  for (auto c : order) chosen[c] = true;
+  for (std::size_t i = 0; i < n; ++i)
+    for (auto c : order) dmin[i] = std::min(dmin[i], sq_dist(X, i, c));
+  while (order.size() < count) {
+    std::size_t pick = n;
+    for (auto i : tie)
+      if (!chosen[i] && (pick == n || dmin[i] > dmin[pick] + 1e-12)) pick = i;
+    chosen[pick] = true;
+    order.push_back(pick);
+    for (std::size_t i = 0; i < n; ++i) dmin[i] = std::min(dmin[i], sq_dist(X, i, pick));
+  }
+  return order;
+}
+
+DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Observation> &done,
+                                 const std::vector<std::size_t> &pending, std::size_t k,
+                                 const EngineOptions &o) {
+  DesignStep step;
+  o.validate();
+  const std::size_t n = cs.size();
+  if (k < 1) throw_invalid("propose: k must be at least 1");
+  std::vector<char> &taken = step.taken, succeeded(n, 0);
+  taken.assign(n, 0);
+  Proposal &p = step.proposal;
+  for (const auto &ob : done) {
+    if (ob.index >= n)
+      throw_invalid("observation of candidate " + std::to_string(ob.index) + ": only " +
+                    std::to_string(n) + " candidates");
+    if (!ob.failed && !(ob.score > 0 && std::isfinite(ob.score)))
+      throw_invalid("observation of candidate " + std::to_string(ob.index) + ": score '" +
+                    format_double(ob.score) + "' must be a positive number");
+    taken[ob.index] = 1;
+    if (!ob.failed) {
+      succeeded[ob.index] = 1;
+      if (!p.best_index || ob.score < p.best_score) {
+        p.best_index = ob.index;
+        p.best_score = ob.score;
+      }
+    }
+  }
+  for (auto i : pending) {
+    if (i >= n)
+      throw_invalid("pending candidate " + std::to_string(i) + ": only " + std::to_string(n) +
+                    " candidates");
+    if (taken[i] == 2) throw_invalid("pending candidate " + std::to_string(i) + " is listed twice");
+    taken[i] = 2;
+  }
+  std::size_t untried = 0;
+  for (std::size_t i = 0; i < n; ++i) untried += taken[i] == 0;
+
+  p.stop = check_history_rules(done, pending.size(), untried, o.stop);
+  if (p.stop.stopped()) return step;
+  std::size_t &slots = step.slots;
+  slots = std::min(k, untried);
+  if (o.stop.budget > 0) {
+    const std::size_t used = done.size() + pending.size();
+    slots = std::min(slots, used >= o.stop.budget ? 0 : o.stop.budget - used);
+  }
+  auto take = [&](std::size_t i) {
+    p.indices.push_back(i);
+    taken[i] = 3;
+  };
+
+  if (o.strategy != Strategy::bo) {
+    std::vector<std::size_t> order(n);
+    if (o.strategy == Strategy::random)
+      order = random_order(n, o.seed);
+    else
+      std::iota(order.begin(), order.end(), 0);
+    for (auto i : order)
+      if (p.indices.size() < slots && taken[i] == 0) take(i);
+    return step;
+  }
+
+  // Initial design, and its continuation while the model has too little to learn from.
+  const std::size_t distinct_ok =
+      static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), 1));
+  {
+    const std::size_t started = done.size() + pending.size();
+    // Every taken candidate may come first in the order, so this many suffice.
+    const std::vector<std::size_t> design =
+        initial_design(cs, distinct_ok < 2 ? started + slots : std::min(n, o.initial_trials), o);
+    for (auto i : design) {
+      if (p.indices.size() >= slots) break;
+      const bool in_initial = started + p.indices.size() < o.initial_trials;
+      if (!in_initial && distinct_ok >= 2) break;
+      if (taken[i] == 0) take(i);
+    }
+    if (distinct_ok < 2) return step;
+  }
+  step.needs_model = true;
+  return step;
+}
+
+Proposal propose_design(const CandidateSet &cs, const std::vector<Observation> &done,
+                        const std::vector<std::size_t> &pending, std::size_t k,
+                        const EngineOptions &o) {
+  DesignStep step = propose_without_model(cs, done, pending, k, o);
+  if (step.needs_model)
+    throw Error(Errc::invalid_argument,
+                "propose_design: two configurations succeeded, so the next proposal needs the model "
+                "(engine/optimizer.hpp propose())");
+  return std::move(step.proposal);
+}
+
+
+}  // namespace autotune

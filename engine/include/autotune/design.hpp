@@ -1,0 +1,112 @@
+// The search without a model: the options of a class's search, what a proposal is, the initial
+// design, and the part of a proposal that needs no Gaussian process.  propose() (optimizer.hpp)
+// continues where propose_without_model() stops; programs that never fit a model (slurmctld's
+// job_submit plugin, which only creates a class and its initial design) link this alone.
+// The strategy itself is described in optimizer.hpp.
+//
+// Thread safety: pure; concurrent calls are safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/candidates.hpp"
+#include "autotune/engine_conf.hpp"
+#include "autotune/gp_options.hpp"
+#include "autotune/observation.hpp"
+#include "autotune/stopping.hpp"
+#include "autotune/strategy.hpp"
+
+namespace autotune {
+
+struct EngineOptions {
+  Strategy strategy = Strategy::bo;
+  std::uint64_t seed = 1;
+  std::size_t initial_trials = 3;
+  std::size_t design_draws = 64;  // random subsets compared by the maximin criterion
+  double xi = 0.01;               // EI margin, in standard deviations of the standardized log score
+  bool input_warping = true;      // warp the numeric inputs (gp.hpp) of both models
+  bool linear_trend = false;      // add a linear term to both models' kernels (gp.hpp)
+  BatchMode batch = BatchMode::kriging_believer;
+  // How failed trials steer the search (both never propose a failed candidate again):
+  //  classifier  a second GP on +1 (succeeded) / -1 (failed) labels models a constraint c(x);
+  //              EI is weighted by P(c(x) > 0) = Phi(mu_c / sigma_c) (constrained EI: Gardner et
+  //              al., ICML 2014; Gelbart, Snoek & Adams, UAI 2014), and the score model sees only
+  //              successful trials.
+  //  impute      a failure enters the score model with the worst score seen.
+  enum class Failures { classifier, impute };
+  Failures failures = Failures::classifier;
+  StoppingOptions stop;
+  GpFitOptions gp;          // its seed is derived from `seed`
+  bool predictions = true;  // fill Proposal::predictions
+  // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, bad stop.
+  void validate() const;
+};
+
+// The options of a class's search from the site's autotune.conf, for a budget of `budget` trials
+// (the job's --autotune-budget, or conf.default_budget).
+EngineOptions engine_options(const EngineConf &conf, std::size_t budget);
+
+// A model prediction for one candidate, in score units: the mean and standard deviation of the
+// log-normal predictive distribution (the GP models the log score).
+struct Prediction {
+  double mean = 0;
+  double std = 0;
+};
+
+struct Proposal {
+  // Up to k distinct candidates, none done or pending.  Fewer when the budget (done + pending +
+  // these <= budget) or the untried candidates run out; none when the search stopped.
+  std::vector<std::size_t> indices;
+  StopDecision stop;
+  // The best successful observation so far (index and score), if any.
+  std::optional<std::size_t> best_index;
+  double best_score = std::numeric_limits<double>::quiet_NaN();
+  // With a model (bo, at least two successful candidates): per candidate predictions (when
+  // options.predictions), the largest expected improvement over the untried candidates in score
+  // units, and the fitted hyperparameters (length scales per feature group: a short one means
+  // the score is sensitive to that feature).
+  bool modelled = false;
+  std::vector<Prediction> predictions;
+  double max_ei = std::numeric_limits<double>::quiet_NaN();
+  GpHyper hyper;
+};
+
+// The initial design order: `count` candidates (count <= candidates.size()), the first
+// `options.initial_trials` of them the maximin subset, the rest continuing greedily away from the
+// ones before.  Depends only on the seed and the candidate set.
+std::vector<std::size_t> initial_design(const CandidateSet &candidates, std::size_t count,
+                                        const EngineOptions &options);
+
+// The proposal up to the point where a model is needed: validation, the history's stopping
+// rules, the budget, the random and exhaustive strategies, and the initial design with its
+// continuation while fewer than two distinct candidates succeeded.  `taken` marks each candidate
+// 0 untried, 1 done, 2 pending, 3 picked by this call; `slots` is how many picks this call may
+// make in all.  needs_model: bo, at least two distinct successes and slots left over.  Same
+// preconditions and errors as propose().
+struct DesignStep {
+  Proposal proposal;
+  std::vector<char> taken;
+  std::size_t slots = 0;
+  bool needs_model = false;
+};
+DesignStep propose_without_model(const CandidateSet &candidates, const std::vector<Observation> &done,
+                                 const std::vector<std::size_t> &pending, std::size_t k,
+                                 const EngineOptions &options);
+
+// propose() for a history that needs no model (e.g. a new class: its initial design).  Throws
+// Error(invalid_argument) when the history needs one.  Same results as propose() otherwise.
+Proposal propose_design(const CandidateSet &candidates, const std::vector<Observation> &done,
+                        const std::vector<std::size_t> &pending, std::size_t k,
+                        const EngineOptions &options);
+
+// What computes a class's next proposal: propose (optimizer.hpp, with the model) or
+// propose_design (no model).  The tuner (autotune/tuner.hpp) is given one by its caller.
+using ProposeFn = Proposal (*)(const CandidateSet &, const std::vector<Observation> &,
+                               const std::vector<std::size_t> &, std::size_t, const EngineOptions &);
+
+}  // namespace autotune

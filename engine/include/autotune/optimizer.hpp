@@ -1,0 +1,70 @@
+// The tuning engine: which candidates to try next, and whether to stop.
+//
+// propose() is a pure function of the history, so the store can recompute it after every
+// measurement: the same candidate set, history, k and options (seed included) always give the
+// same proposal, and adding history continues the same sequence.
+//
+// Strategy (bo).  Every default below is a published or structural choice, not a value fitted to
+// a benchmark; bench/README.md reports what they reach on the replay benchmark.
+// 1. Initial design.  The first `initial_trials` (3) trials are spread over the candidate set:
+//    among `design_draws` (64) seeded random subsets of that size, the one whose closest pair (in
+//    the encoded inputs) is farthest apart -- a maximin design over the finite set (Johnson,
+//    Moore & Ylvisaker, "Minimax and maximin distance designs", 1990), which avoids the clumps of
+//    a single random draw without the corner-seeking of a greedy maximin sequence.  It depends
+//    only on the seed and the candidate set.  While fewer than two distinct candidates have
+//    succeeded, the design continues greedily (each next point the farthest from the ones
+//    before).  Three points are the fewest that show a trend in each direction; every trial more
+//    spent on design is one not spent on what the model learnt.
+// 2. Model.  A Gaussian process (gp.hpp: Matern-5/2, one length scale per feature, the
+//    dimension-scaled length-scale prior of Hvarfner et al. 2024) on the standardized log score
+//    of the successful trials.  Scores are ratios (time or cost relative to the reference), so the
+//    log makes a 2x gain the same step everywhere and keeps predictions positive; the inputs are
+//    on log scales too (candidates.hpp), since resources act multiplicatively.  Both models
+//    learn a warping of each numeric input (`input_warping`, gp.hpp: Snoek et al. 2014 with the
+//    priors of BoTorch's and Ax's warped models), so that a score may change fast at one end of a
+//    resource's range and slowly at the other.  A linear term in the kernel (`linear_trend`) is
+//    an option, off by default; bench/README.md has what both do on the replay tables.
+// 3. Failures.  A failed or timed-out trial is never proposed again.  By default
+//    (Failures::classifier) a second GP on success/failure labels gives each candidate a
+//    probability of running at all, and expected improvement is weighted by it (constrained EI:
+//    Gardner et al., ICML 2014; Gelbart, Snoek & Adams, UAI 2014), which steers the search away
+//    from where runs fail without distorting the score model.  Failures::impute instead enters a
+//    failure in the score model with the worst score seen (Forrester, Sobester & Keane,
+//    "Optimization with missing data", 2006).
+// 4. Acquisition.  Expected improvement (acquisition.hpp) on the log score with margin `xi`
+//    (0.01 standard deviations, the usual small margin of Lizotte 2008), maximized by scoring
+//    every untried candidate.
+// 5. Batches.  Running trials (`pending`) and the picks of this call are added as fantasy
+//    observations -- their predicted mean (kriging believer) or the incumbent (constant liar) --
+//    without refitting, so k trials running at once get k distinct candidates spread out.
+// 6. Stopping rules (stopping.hpp), checked before proposing.
+//
+// Strategies random and exhaustive (baselines for replay): a seeded random order, or the order of
+// the candidate set; they use the budget, exhausted and improvement rules.
+//
+// Cost: one GP fit (on at most GpFitOptions::max_fit_points observations), one more when some
+// trial failed, and an O(n^2 m) pass over the m candidates; bench/propose_bench measures it.
+//
+// Thread safety: pure; concurrent calls are safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/design.hpp"
+#include "autotune/gp.hpp"
+
+namespace autotune {
+
+// Preconditions (Error(invalid_argument) otherwise): every index < candidates.size(), scores of
+// successful observations finite and > 0, pending indices distinct, k >= 1, options valid.
+// `done` is in the order the trials finished (the improvement rule needs it).
+Proposal propose(const CandidateSet &candidates, const std::vector<Observation> &done,
+                 const std::vector<std::size_t> &pending, std::size_t k,
+                 const EngineOptions &options);
+
+}  // namespace autotune

@@ -1,0 +1,68 @@
+# engine/: the tuning engine, as two libraries, so that a program that never fits a model does
+# not load one (slurmctld's job_submit plugin creates classes and their initial designs only):
+#   engine/libautotune_search.la  the search problem without a model: configurations, the
+#                                 configuration space, candidate encoding, the gamma objective,
+#                                 stopping rules, strategies, the engine's autotune.conf section,
+#                                 and the initial design (design.hpp: propose_design)
+#   engine/libautotune_engine.la  the model and everything that proposes with it: the Gaussian
+#                                 process, expected improvement, propose(), vectorized exp/erfc
+#                                 (libmvec), CSV tables and offline replay
+# The second needs the first; neither folds the other in.
+noinst_LTLIBRARIES += engine/libautotune_search.la
+engine_libautotune_search_la_SOURCES = \
+	engine/include/autotune/candidates.hpp \
+	engine/include/autotune/config.hpp \
+	engine/include/autotune/design.hpp \
+	engine/include/autotune/engine_conf.hpp \
+	engine/include/autotune/gp_options.hpp \
+	engine/include/autotune/objective.hpp \
+	engine/include/autotune/observation.hpp \
+	engine/include/autotune/space.hpp \
+	engine/include/autotune/stopping.hpp \
+	engine/include/autotune/strategy.hpp \
+	engine/candidates.cc \
+	engine/config.cc \
+	engine/design.cc \
+	engine/engine_conf.cc \
+	engine/objective.cc \
+	engine/space.cc \
+	engine/stopping.cc \
+	engine/strategy.cc
+engine_libautotune_search_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) -DEIGEN_NO_DEBUG
+
+noinst_LTLIBRARIES += engine/libautotune_engine.la
+engine_libautotune_engine_la_SOURCES = \
+	engine/include/autotune/acquisition.hpp \
+	engine/include/autotune/gp.hpp \
+	engine/include/autotune/optimizer.hpp \
+	engine/include/autotune/replay.hpp \
+	engine/include/autotune/table.hpp \
+	engine/include/autotune/vector_math.hpp \
+	engine/acquisition.cc \
+	engine/gp.cc \
+	engine/optimizer.cc \
+	engine/replay.cc \
+	engine/table.cc \
+	engine/vector_math.cc
+# Eigen's internal index checks slow the inner loops of the proposal step; the engine checks
+# its shapes at its own edges.
+engine_libautotune_engine_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) -DEIGEN_NO_DEBUG
+engine_libautotune_engine_la_LIBADD = $(MVEC_LIBS)
+
+# Unit tests of the engine (make check): one binary, well under a minute.
+check_PROGRAMS += tests/unit/engine_test
+tests_unit_engine_test_SOURCES = \
+	tests/unit/acquisition_test.cc \
+	tests/unit/conf_error.hpp \
+	tests/unit/config_test.cc \
+	tests/unit/engine_conf_test.cc \
+	tests/unit/gp_test.cc \
+	tests/unit/objective_test.cc \
+	tests/unit/optimizer_test.cc \
+	tests/unit/replay_test.cc \
+	tests/unit/space_test.cc \
+	tests/unit/stopping_test.cc \
+	tests/unit/vector_math_test.cc
+tests_unit_engine_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(GTEST_CFLAGS)
+tests_unit_engine_test_LDADD = $(AT_ENGINE) $(AT_CONF_LIBS) $(GTEST_LIBS)
+TESTS += tests/unit/engine_test

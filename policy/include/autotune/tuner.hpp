@@ -1,0 +1,174 @@
+// The tuner: from a class's trials to its next state and recommendations.
+//
+// Policy only (DESIGN.md: policy apart from storage): decide() is a pure function of the class
+// record and its trials; refit() takes a snapshot from the store, decides, and applies the
+// decision with optimistic concurrency (Store::apply_decision), retrying when a job took a
+// recommendation meanwhile.  Everything slow (enumerating the space, fitting the Gaussian
+// process) happens here, outside slurmctld: job_submit only takes the head of the precomputed
+// queue.
+//
+// What a class is searched with is fixed when the class is created (ClassSettings::extra, JSON):
+// the node types of its partition, the partition's limits and billing weights, the engine options (seed,
+// initial trials, stopping rules) and the canonical space.  A later change of autotune.conf
+// affects new classes, never a running search.
+//
+// States:
+//  tuning     the queue holds the engine's next proposals (initial design, then expected
+//             improvement, pending-aware).  When a stopping rule fires the class converges on the
+//             configuration with the lowest mean score.
+//  converged  every job runs the best configuration, which is thereby re-measured.  If its
+//             last DriftConfirm scores are each worse than its score at convergence by more than
+//             DriftThreshold, the class goes back to tuning with RetuneBudget more trials (a new search epoch:
+//             the model then learns only from trials of the new epoch, since the old ones
+//             describe a system that changed), and says so.  A new best replaces the old one
+//             only when it is better by more than ChangeMargin (hysteresis).
+//  stale      drift was detected but no retune budget is left: jobs keep running the best, and
+//             `autotune show` says why.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/conf.hpp"
+#include "autotune/config.hpp"
+#include "autotune/design.hpp"
+#include "autotune/space.hpp"
+#include "autotune/store.hpp"
+#include "autotune/tuner_conf.hpp"
+
+namespace autotune {
+
+// Billing weights of a partition (Slurm's TRESBillingWeights: "CPU=1.0,Mem=0.25G,GRES/gpu=2").
+// Mem weights are per MB unless suffixed K/M/G/T (per that unit).  Empty: Slurm's default,
+// billing = allocated CPUs.
+struct BillingWeights {
+  double cpu = 1.0, mem_per_mb = 0.0, node = 0.0, gpu = 0.0;
+  std::string text;  // as given
+  static BillingWeights parse(const std::string &text);
+};
+
+// Billing units per second of a configuration (Slurm's billing TRES of its request).
+double billing_rate(const Configuration &c, const BillingWeights &w);
+
+// The limits accounting puts on one job's request (QOS and association TRES limits, as slurmctld
+// enforces them with AccountingStorageEnforce=limits; at_accounting_limits says which), already
+// reduced to per-job and per-node bounds; 0 = no limit.  Memory in MB.  Such a job would stay
+// pending for ever (QOSMaxNodePerJobLimit, AssocGrpCpuLimit, ...) or be refused, so a
+// configuration whose request breaks one is no candidate either.
+struct AccountingLimits {
+  std::uint64_t max_nodes = 0, max_cpus = 0, max_mem_mb = 0, max_gpus = 0;
+  std::uint64_t max_cpus_per_node = 0, max_mem_per_node_mb = 0, max_gpus_per_node = 0;
+  std::uint64_t min_nodes = 0, min_cpus = 0, min_mem_mb = 0;
+  std::string text;  // where they come from, e.g. "QOS small: MaxTRESPerJob=cpu=4,node=2"
+  bool any() const;
+  // Empty when the request respects every limit, else which bound it breaks ("asks for 8 CPUs,
+  // at most 4").
+  std::string violation(const SlurmRequest &r) const;
+};
+
+// The limits of a job's partition that bound what a job may request (slurm.conf's MinNodes,
+// MaxNodes, MaxCPUsPerNode, MaxMemPerNode, MaxMemPerCPU); 0 = no limit.  A configuration whose
+// Slurm request breaks one would never start (Slurm keeps such a job pending, reason
+// PartitionNodeLimit and the like), so it is no candidate.  `accounting` holds the QOS and
+// association limits of the job that created the class.
+struct PartitionLimits {
+  int min_nodes = 0, max_nodes = 0, max_cpus_per_node = 0;
+  std::uint64_t max_mem_per_node_mb = 0, max_mem_per_cpu_mb = 0;
+  AccountingLimits accounting;
+  // Any partition limit (accounting's are separate: accounting.any()).
+  bool any() const;
+  // "MaxNodes=2, MaxCPUsPerNode=1" (the partition limits that are set, in slurm.conf's words).
+  std::string describe() const;
+  // Empty when the request respects every limit (the partition's and accounting's), else which
+  // one it breaks ("asks for 4 nodes, MaxNodes=2").
+  std::string violation(const SlurmRequest &r) const;
+};
+
+// The search problem of one class, rebuilt from its settings.
+struct ClassProblem {
+  SpaceSpec space;
+  Inventory inventory;
+  PartitionLimits limits;
+  BillingWeights billing;
+  std::vector<Candidate> candidates;  // feasible for Slurm's uniform request (config.hpp)
+  std::uint64_t seed = 1;
+  std::size_t initial_trials = 3;
+  double xi = 0.01;
+  std::string batch = "believer";
+  StoppingOptions stop;
+  int queue_depth = 4;
+  int epoch_start = 0;  // trials with seq < epoch_start belong to an earlier search
+  // The candidate whose configuration is `config`, if any.
+  std::optional<std::size_t> index_of(const std::string &config) const;
+};
+
+// The settings' extra JSON for a new class: everything ClassProblem needs, fixed from now on.
+std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory, const std::string &billing_weights,
+                             const Conf &conf, std::size_t budget, std::uint64_t seed,
+                             const PartitionLimits &limits = {});
+ClassProblem load_problem(const ClassRecord &c);
+// The partition limits recorded with the class (none for a class created before they were).
+PartitionLimits class_limits(const ClassRecord &c);
+
+// A job of a class as slurmctld still knows it: its id, the trial its AdminComment names (0: none,
+// e.g. a job of a converged class) and whether it has ended.
+struct TrialJob {
+  int seq = 0;
+  std::int64_t job_id = 0;
+  bool ended = false;
+};
+// The pending trials whose job will never run, by id.  A trial is pending from the submission
+// (job_submit took it) until its job starts (the PrologSlurmctld hook marks it running), and
+// again after its job was requeued; Slurm runs no hook for a job that ends before it starts
+// (cancelled while pending, deadline passed): such a trial would hold its configuration and a
+// slot of the budget for ever.  It is abandoned when every job naming it (by trial, or by job id
+// once it started) has ended, or when none does and it was taken more than `grace` seconds before
+// `now` (the job is gone from slurmctld's memory).
+std::vector<std::int64_t> abandoned_trials(const std::vector<TrialRecord> &trials, const std::vector<TrialJob> &jobs,
+                                           double now, double grace);
+
+// The objective of a trial: T (seconds per sample; per job when the app reports no samples) and
+// C (billing rate x T).  nullopt when the trial has no usable measurement.
+struct TimeCost {
+  double time = 0, cost = 0;
+};
+std::optional<TimeCost> time_cost(const ClassProblem &p, const TrialRecord &t);
+
+// The tuner's decision for a class (pure).  `propose` computes the engine's next proposals:
+// autotune::propose (engine/optimizer.hpp, fits the model) in the tools that refit, or
+// propose_design (engine/design.hpp) where no model may be fitted (slurmctld creating a class,
+// which has no trial yet).  Every function below that decides takes it the same way.
+Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
+                ProposeFn propose);
+
+// Snapshot, decide, apply; retries up to `attempts` times when the class changed meanwhile.
+// Returns the decision applied.  Throws Error(busy) when every attempt lost the race.
+Decision refit(Store &store, std::int64_t class_id, const Conf &conf, ProposeFn propose, int attempts = 20);
+
+// The end of an in-allocation search (steps.hpp): a job that tuned inside its allocation stopped
+// by `rule` on the configuration `winner`, which the class now converges on (the tuner's own
+// stopping rules see only the class's whole space; the job searched what fits its allocation).
+// The best trial is the one of `winner` with the lowest score, preferring trials of `job`.
+// Scores and references are decide()'s.  Throws Error(not_found) when the class has no measured
+// trial of `winner`.  A class that is not tuning is left as it is (returns its decide()).
+Decision converge_on(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
+                     ProposeFn propose, const std::string &winner, std::optional<std::int64_t> job, const std::string &rule,
+                     const std::string &reason);
+// converge_on() applied to the store, retrying like refit().
+Decision converge(Store &store, std::int64_t class_id, const Conf &conf, ProposeFn propose,
+                  const std::string &winner,
+                  std::optional<std::int64_t> job, const std::string &rule, const std::string &reason,
+                  int attempts = 20);
+
+// Predictions of the class's model for `configs` (mean, stddev in score units); empty when the
+// class has fewer than two successful trials.
+struct ModelView {
+  std::vector<std::string> configs;
+  std::vector<double> mean, stddev;
+};
+ModelView predict_neighbours(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
+                             ProposeFn propose, const std::string &around, std::size_t count);
+
+}  // namespace autotune

@@ -1,0 +1,666 @@
+#include "autotune/tuner.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "autotune/candidates.hpp"
+#include "autotune/conf.hpp"
+#include "autotune/error.hpp"
+#include "autotune/objective.hpp"
+#include "autotune/design.hpp"
+#include "autotune/units.hpp"
+
+namespace autotune {
+
+using nlohmann::json;
+
+// ---- billing ---------------------------------------------------------------------------------
+
+BillingWeights BillingWeights::parse(const std::string &text) {
+  BillingWeights w;
+  w.text = text;
+  if (text.empty()) return w;  // Slurm's default: billing = CPUs
+  w.cpu = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) throw_invalid("TRESBillingWeights: '" + item + "' is not TRES=WEIGHT");
+    std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    double per = 1;  // the unit of a memory weight, in MB
+    if (!val.empty() && std::isalpha(static_cast<unsigned char>(val.back()))) {
+      const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(val.back())));
+      val.pop_back();
+      if (u == 'K') per = 1.0 / 1024;
+      else if (u == 'M') per = 1;
+      else if (u == 'G') per = 1024;
+      else if (u == 'T') per = 1024.0 * 1024;
+      else throw_invalid("TRESBillingWeights: '" + item + "' has an unknown unit");
+    }
+    const double v = parse_double("TRESBillingWeights " + key, val, 0, 1e12);
+    if (key == "cpu") w.cpu = v;
+    else if (key == "mem") w.mem_per_mb = v / per;
+    else if (key == "node") w.node = v;
+    else if (key == "gres/gpu" || key.rfind("gres/gpu:", 0) == 0) w.gpu = v;
+    // other TRES (licenses, energy, ...) are not part of a configuration
+  }
+  return w;
+}
+
+double billing_rate(const Configuration &c, const BillingWeights &w) {
+  const SlurmRequest r = slurm_request(c);
+  const double cpus = static_cast<double>(r.ntasks) * r.cpus_per_task;
+  const double mem = cpus * static_cast<double>(r.mem_per_cpu_mb);
+  double rate = w.cpu * cpus + w.mem_per_mb * mem + w.node * r.nodes +
+                w.gpu * static_cast<double>(r.ntasks) * r.gpus_per_task;
+  if (!(rate > 0)) rate = cpus;  // weights that bill nothing of this request: fall back to CPUs
+  return rate;
+}
+
+// ---- the class's problem ---------------------------------------------------------------------
+
+std::optional<std::size_t> ClassProblem::index_of(const std::string &config) const {
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].config.format() == config) return i;
+  return std::nullopt;
+}
+
+bool PartitionLimits::any() const {
+  return min_nodes > 0 || max_nodes > 0 || max_cpus_per_node > 0 || max_mem_per_node_mb > 0 || max_mem_per_cpu_mb > 0;
+}
+
+std::string PartitionLimits::describe() const {
+  std::string out;
+  auto add = [&](const std::string &kv) { out += (out.empty() ? "" : ", ") + kv; };
+  if (min_nodes > 0) add("MinNodes=" + std::to_string(min_nodes));
+  if (max_nodes > 0) add("MaxNodes=" + std::to_string(max_nodes));
+  if (max_cpus_per_node > 0) add("MaxCPUsPerNode=" + std::to_string(max_cpus_per_node));
+  if (max_mem_per_node_mb > 0) add("MaxMemPerNode=" + std::to_string(max_mem_per_node_mb));
+  if (max_mem_per_cpu_mb > 0) add("MaxMemPerCPU=" + std::to_string(max_mem_per_cpu_mb));
+  return out;
+}
+
+// How a class's settings keep them (every key optional).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AccountingLimits, max_nodes, max_cpus, max_mem_mb, max_gpus,
+                                                max_cpus_per_node, max_mem_per_node_mb, max_gpus_per_node,
+                                                min_nodes, min_cpus, min_mem_mb, text)
+
+bool AccountingLimits::any() const {
+  return max_nodes || max_cpus || max_mem_mb || max_gpus || max_cpus_per_node || max_mem_per_node_mb ||
+         max_gpus_per_node || min_nodes || min_cpus || min_mem_mb;
+}
+
+std::string AccountingLimits::violation(const SlurmRequest &r) const {
+  const std::uint64_t nodes = static_cast<std::uint64_t>(r.nodes);
+  const std::uint64_t cpus = static_cast<std::uint64_t>(r.ntasks) * static_cast<std::uint64_t>(r.cpus_per_task);
+  const std::uint64_t mem = cpus * r.mem_per_cpu_mb;  // Slurm's memory TRES of a --mem-per-cpu job
+  const std::uint64_t gpus = static_cast<std::uint64_t>(r.ntasks) * static_cast<std::uint64_t>(r.gpus_per_task);
+  const std::uint64_t per_node_tasks = static_cast<std::uint64_t>(r.max_tasks_per_node());
+  struct Bound {
+    std::uint64_t asked, limit;
+    bool at_least;
+    const char *what;
+  };
+  const Bound bounds[] = {
+      {nodes, max_nodes, false, "nodes"},
+      {cpus, max_cpus, false, "CPUs"},
+      {mem, max_mem_mb, false, "MB of memory"},
+      {gpus, max_gpus, false, "GPUs"},
+      {static_cast<std::uint64_t>(r.cpus_per_node()), max_cpus_per_node, false, "CPUs per node"},
+      {r.mem_per_node_mb(), max_mem_per_node_mb, false, "MB of memory per node"},
+      {static_cast<std::uint64_t>(r.gpus_per_task) * per_node_tasks, max_gpus_per_node, false, "GPUs per node"},
+      {nodes, min_nodes, true, "nodes"},
+      {cpus, min_cpus, true, "CPUs"},
+      {mem, min_mem_mb, true, "MB of memory"},
+  };
+  for (const Bound &b : bounds) {
+    if (b.limit == 0 || (b.at_least ? b.asked >= b.limit : b.asked <= b.limit)) continue;
+    return "asks for " + std::to_string(b.asked) + " " + b.what + (b.at_least ? ", at least " : ", at most ") +
+           std::to_string(b.limit);
+  }
+  return "";
+}
+
+std::string PartitionLimits::violation(const SlurmRequest &r) const {
+  if (min_nodes > 0 && r.nodes < min_nodes)
+    return "asks for " + std::to_string(r.nodes) + (r.nodes == 1 ? " node" : " nodes") + ", MinNodes=" +
+           std::to_string(min_nodes);
+  if (max_nodes > 0 && r.nodes > max_nodes)
+    return "asks for " + std::to_string(r.nodes) + " nodes, MaxNodes=" + std::to_string(max_nodes);
+  if (max_cpus_per_node > 0 && r.cpus_per_node() > max_cpus_per_node)
+    return "asks for " + std::to_string(r.cpus_per_node()) + " CPUs per node, MaxCPUsPerNode=" +
+           std::to_string(max_cpus_per_node);
+  if (max_mem_per_node_mb > 0 && r.mem_per_node_mb() > max_mem_per_node_mb)
+    return "asks for " + std::to_string(r.mem_per_node_mb()) + " MB per node, MaxMemPerNode=" +
+           std::to_string(max_mem_per_node_mb);
+  if (max_mem_per_cpu_mb > 0 && r.mem_per_cpu_mb > max_mem_per_cpu_mb)
+    return "asks for " + std::to_string(r.mem_per_cpu_mb) + " MB per CPU, MaxMemPerCPU=" +
+           std::to_string(max_mem_per_cpu_mb);
+  return accounting.violation(r);
+}
+
+std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory, const std::string &billing_weights,
+                             const Conf &conf, std::size_t budget, std::uint64_t seed,
+                             const PartitionLimits &limits) {
+  json inv = json::array();
+  for (const auto &t : inventory.types)
+    inv.push_back({{"name", t.name},
+                   {"count", t.count},
+                   {"cpus", t.cpus},
+                   {"mem_mb", t.mem_mb},
+                   {"gpus", t.gpus},
+                   {"features", t.features},
+                   {"billing_weight", t.billing_weight}});
+  const EngineConf &e = conf.engine;
+  const StoppingOptions st = e.stopping(budget);
+  json j = {{"space", space.format()},
+            {"inventory", inv},
+            {"billing_weights", billing_weights},
+            {"seed", seed},
+            {"initial_trials", e.initial_trials},
+            {"xi", e.exploration_margin},
+            {"batch", batch_mode_name(e.batch)},
+            {"stop",
+             {{"budget", st.budget},
+              {"min_improvement", st.min_improvement},
+              {"round_trials", st.round_trials},
+              {"ei_fraction", st.ei_fraction},
+              {"min_trials", st.min_trials}}},
+            {"queue_depth", conf.tuner.queue_depth},
+            {"change_margin", conf.tuner.change_margin},
+            {"drift_threshold", conf.tuner.drift_threshold},
+            {"drift_confirm", conf.tuner.drift_confirm},
+            {"retune_budget", conf.tuner.retune_budget},
+            {"epoch_start", 0},
+            {"epoch_budget", budget}};
+  if (limits.any())
+    j["limits"] = {{"min_nodes", limits.min_nodes},
+                   {"max_nodes", limits.max_nodes},
+                   {"max_cpus_per_node", limits.max_cpus_per_node},
+                   {"max_mem_per_node_mb", limits.max_mem_per_node_mb},
+                   {"max_mem_per_cpu_mb", limits.max_mem_per_cpu_mb}};
+  if (limits.accounting.any()) j["accounting_limits"] = limits.accounting;
+  return j.dump();
+}
+
+namespace {
+
+json extra_of(const ClassRecord &c) {
+  try {
+    return json::parse(c.settings.extra);
+  } catch (const std::exception &e) {
+    throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
+  }
+}
+
+template <typename T>
+T get_or(const json &j, const char *key, T fallback) {
+  return j.contains(key) && !j[key].is_null() ? j[key].get<T>() : fallback;
+}
+
+PartitionLimits limits_of(const json &extra) {
+  PartitionLimits p;
+  if (extra.contains("accounting_limits")) p.accounting = extra["accounting_limits"].get<AccountingLimits>();
+  if (!extra.contains("limits")) return p;
+  const json &l = extra["limits"];
+  p.min_nodes = get_or<int>(l, "min_nodes", 0);
+  p.max_nodes = get_or<int>(l, "max_nodes", 0);
+  p.max_cpus_per_node = get_or<int>(l, "max_cpus_per_node", 0);
+  p.max_mem_per_node_mb = get_or<std::uint64_t>(l, "max_mem_per_node_mb", 0);
+  p.max_mem_per_cpu_mb = get_or<std::uint64_t>(l, "max_mem_per_cpu_mb", 0);
+  return p;
+}
+
+bool fits_slurm_request(const Configuration &c, const NodeType &t) {
+  const SlurmRequest r = slurm_request(c);
+  return r.cpus_per_node() <= t.cpus && r.mem_per_node_mb() <= t.mem_mb &&
+         r.gpus_per_task * r.max_tasks_per_node() <= t.gpus && r.nodes <= t.count;
+}
+
+struct Scored {
+  const TrialRecord *trial;
+  double score;
+};
+
+}  // namespace
+
+PartitionLimits class_limits(const ClassRecord &c) { return limits_of(extra_of(c)); }
+
+ClassProblem load_problem(const ClassRecord &c) {
+  const json x = extra_of(c);
+  ClassProblem p;
+  const std::string space_text = get_or<std::string>(x, "space", "");
+  if (!space_text.empty()) p.space = SpaceSpec::parse(space_text, "class space");  // empty: built-in defaults
+  if (x.contains("inventory"))
+    for (const auto &t : x["inventory"]) {
+      NodeType n;
+      n.name = get_or<std::string>(t, "name", "node");
+      n.count = get_or<int>(t, "count", 1);
+      n.cpus = get_or<int>(t, "cpus", 1);
+      n.mem_mb = get_or<std::uint64_t>(t, "mem_mb", 1);
+      n.gpus = get_or<int>(t, "gpus", 0);
+      if (t.contains("features")) n.features = t["features"].get<std::vector<std::string>>();
+      n.billing_weight = get_or<double>(t, "billing_weight", 1.0);
+      p.inventory.types.push_back(std::move(n));
+    }
+  p.limits = limits_of(x);
+  p.billing = BillingWeights::parse(get_or<std::string>(x, "billing_weights", ""));
+  p.seed = get_or<std::uint64_t>(x, "seed", 1);
+  p.initial_trials = get_or<std::size_t>(x, "initial_trials", 3);
+  p.xi = get_or<double>(x, "xi", 0.01);
+  p.batch = get_or<std::string>(x, "batch", "believer");
+  if (x.contains("stop")) {
+    const json &s = x["stop"];
+    p.stop.budget = get_or<std::size_t>(s, "budget", static_cast<std::size_t>(c.settings.budget));
+    p.stop.min_improvement = get_or<double>(s, "min_improvement", 0.0);
+    p.stop.round_trials = get_or<std::size_t>(s, "round_trials", 3);
+    p.stop.ei_fraction = get_or<double>(s, "ei_fraction", 0.0);
+    p.stop.min_trials = get_or<std::size_t>(s, "min_trials", 6);
+  } else {
+    p.stop.budget = static_cast<std::size_t>(c.settings.budget);
+  }
+  p.stop.budget = get_or<std::size_t>(x, "epoch_budget", p.stop.budget);
+  p.queue_depth = get_or<int>(x, "queue_depth", 4);
+  p.epoch_start = get_or<int>(x, "epoch_start", 0);
+  if (p.inventory.types.empty()) throw Error(Errc::corrupt, "class " + c.name + ": no node types recorded");
+  p.inventory.validate();
+  std::vector<Candidate> all = enumerate(p.space, p.inventory);
+  std::string over_limit;  // why the first configuration that fits the nodes breaks a limit
+  for (auto &cand : all) {
+    if (!fits_slurm_request(cand.config, p.inventory.types[cand.node_type])) continue;
+    if (std::string why = p.limits.violation(slurm_request(cand.config)); !why.empty()) {
+      if (over_limit.empty()) over_limit = cand.config.format() + " " + why;
+      continue;
+    }
+    cand.billing_rate = billing_rate(cand.config, p.billing);
+    p.candidates.push_back(std::move(cand));
+  }
+  if (p.candidates.empty() && !over_limit.empty()) {
+    const bool part = p.limits.any(), acct = p.limits.accounting.any();
+    std::string which, elsewhere;
+    if (part) which = "the partition's limits (" + p.limits.describe() + (acct ? ")" : "");
+    if (part && acct) which += " and ";
+    if (acct) which += "the job's QOS and association limits (" + p.limits.accounting.text;
+    if (part && acct)
+      elsewhere = "submit elsewhere";
+    else
+      elsewhere = part ? "submit to another partition" : "use another QOS or account";
+    throw_invalid("no configuration of the space " + p.space.format() + " is within " + which + "; e.g. " +
+                  over_limit + "); give --autotune-space values within them, or " + elsewhere);
+  }
+  if (p.candidates.empty())
+    throw_invalid("no configuration of the space " + p.space.format() +
+                  " fits the nodes when every task gets the larger role's CPUs and memory");
+  return p;
+}
+
+std::vector<std::int64_t> abandoned_trials(const std::vector<TrialRecord> &trials, const std::vector<TrialJob> &jobs,
+                                           double now, double grace) {
+  std::vector<std::int64_t> out;
+  for (const auto &t : trials) {
+    if (t.status != TrialStatus::pending) continue;
+    bool named = false, live = false;
+    for (const auto &j : jobs)
+      if ((j.seq > 0 && j.seq == t.seq) || (t.job_id && j.job_id == *t.job_id)) {
+        named = true;
+        live = live || !j.ended;
+      }
+    if (named ? !live : now - t.created > grace) out.push_back(t.id);
+  }
+  return out;
+}
+
+std::optional<TimeCost> time_cost(const ClassProblem &p, const TrialRecord &t) {
+  if (!t.measurement) return std::nullopt;
+  const Measurement &m = *t.measurement;
+  TimeCost tc;
+  if (m.samples_per_s > 0) tc.time = 1.0 / m.samples_per_s;
+  else if (m.time_s > 0) tc.time = m.time_s;
+  else return std::nullopt;
+  Configuration cfg;
+  try {
+    cfg = Configuration::parse(t.config);
+  } catch (const Error &) {
+    return std::nullopt;
+  }
+  tc.cost = billing_rate(cfg, p.billing) * tc.time;
+  return tc;
+}
+
+// ---- decisions --------------------------------------------------------------------------------
+
+Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf & /*conf*/,
+                ProposeFn propose) {
+  ClassProblem p = load_problem(c);
+  json x = extra_of(c);
+  const double change_margin = get_or<double>(x, "change_margin", 0.05);
+  const double drift_threshold = get_or<double>(x, "drift_threshold", 0.25);
+  const int drift_confirm = std::max(1, get_or<int>(x, "drift_confirm", 2));
+  const int retune_budget = get_or<int>(x, "retune_budget", 6);
+
+  Decision d;
+  d.state = c.state;
+  d.state_reason = c.state_reason;
+  d.stop_rule = c.stop_rule;
+  d.best_trial = c.best_trial;
+
+  // Finished trials in the order they finished.
+  std::vector<const TrialRecord *> finished;
+  for (const auto &t : trials)
+    if (t.status == TrialStatus::done || t.status == TrialStatus::failed || t.status == TrialStatus::timeout)
+      finished.push_back(&t);
+  std::stable_sort(finished.begin(), finished.end(), [](const TrialRecord *a, const TrialRecord *b) {
+    const double ea = a->ended.value_or(a->created), eb = b->ended.value_or(b->created);
+    return ea != eb ? ea < eb : a->seq < b->seq;
+  });
+
+  // The references: fixed once, from the first successful trial.
+  Reference ref;
+  if (c.t_ref && c.c_ref && *c.t_ref > 0 && *c.c_ref > 0) {
+    ref = Reference{*c.t_ref, *c.c_ref};
+  } else {
+    for (const TrialRecord *t : finished)
+      if (t->status == TrialStatus::done)
+        if (auto tc = time_cost(p, *t); tc && tc->time > 0 && tc->cost > 0) {
+          ref = make_reference(tc->time, tc->cost);
+          break;
+        }
+  }
+  if (ref.valid()) {
+    d.t_ref = ref.time;
+    d.c_ref = ref.cost;
+  }
+
+  // Every measured trial's score.
+  std::map<std::int64_t, double> score_of;
+  if (ref.valid())
+    for (const TrialRecord *t : finished)
+      if (t->status == TrialStatus::done)
+        if (auto tc = time_cost(p, *t)) {
+          const double s = score(tc->time, tc->cost, ref, c.settings.gamma);
+          score_of[t->id] = s;
+          d.scores.emplace_back(t->id, s);
+        }
+
+  auto trial_by_id = [&](std::int64_t id) -> const TrialRecord * {
+    for (const auto &t : trials)
+      if (t.id == id) return &t;
+    return nullptr;
+  };
+  // The lowest mean score per configuration among trials with seq >= from; returns the trial
+  // with that configuration's lowest score.
+  auto best_of = [&](int from, double *mean_out) -> const TrialRecord * {
+    std::map<std::string, std::pair<double, int>> sums;
+    std::map<std::string, const TrialRecord *> rep;
+    for (const TrialRecord *t : finished) {
+      if (t->seq < from || !score_of.count(t->id)) continue;
+      auto &s = sums[t->config];
+      s.first += score_of[t->id];
+      s.second += 1;
+      if (!rep.count(t->config) || score_of[t->id] < score_of[rep[t->config]->id]) rep[t->config] = t;
+    }
+    const TrialRecord *best = nullptr;
+    double best_mean = 0;
+    for (const auto &[cfg, s] : sums) {
+      const double mean = s.first / s.second;
+      if (!best || mean < best_mean) {
+        best = rep[cfg];
+        best_mean = mean;
+      }
+    }
+    if (mean_out) *mean_out = best_mean;
+    return best;
+  };
+  auto best_queue = [&](const TrialRecord &b, const std::string &why) {
+    Recommendation r;
+    r.config = b.config;
+    r.origin = TrialOrigin::best;
+    r.reason = why;
+    d.queue = {r};
+  };
+
+  int epoch_start = p.epoch_start;
+  std::size_t epoch_budget = p.stop.budget;
+
+  if (c.state == ClassState::converged || c.state == ClassState::stale) {
+    const TrialRecord *incumbent = c.best_trial ? trial_by_id(*c.best_trial) : nullptr;
+    if (!incumbent) {
+      d.state = ClassState::tuning;  // the best trial is gone (e.g. forgotten): search again
+      d.state_reason = "the best trial is missing: tuning again";
+    } else {
+      // Drift: the last DriftConfirm re-measurements of the best, each against its score when
+      // the class converged (one slow job on a busy node is noise, not a changed system).
+      const double conv = score_of.count(incumbent->id) ? score_of[incumbent->id] : 0;
+      std::vector<const TrialRecord *> window;  // its last DriftConfirm re-measurements
+      for (const TrialRecord *t : finished)
+        if (t->config == incumbent->config && t->seq > incumbent->seq && t->status == TrialStatus::done &&
+            score_of.count(t->id))
+          window.push_back(t);
+      if (window.size() > static_cast<std::size_t>(drift_confirm))
+        window.erase(window.begin(), window.end() - drift_confirm);
+      const bool drift = c.state == ClassState::converged && conv > 0 &&
+                         window.size() == static_cast<std::size_t>(drift_confirm) &&
+                         std::all_of(window.begin(), window.end(), [&](const TrialRecord *t) {
+                           return score_of[t->id] > conv * (1 + drift_threshold);
+                         });
+      if (!drift) {
+        best_queue(*incumbent, "the class converged on it");
+        return d;
+      }
+      const TrialRecord *latest = window.back();
+      const double now = score_of[latest->id];
+      std::string seqs;
+      for (const TrialRecord *t : window) seqs += (seqs.empty() ? "" : ", ") + std::to_string(t->seq);
+      const std::string what = "the best configuration got " + format_double(std::round((now / conv - 1) * 1000) / 10) +
+                               "% worse on re-measurement (score " + format_double(std::round(conv * 1000) / 1000) +
+                               " -> " + format_double(std::round(now * 1000) / 1000) + "; " +
+                               (drift_confirm == 1 ? "trial " + seqs
+                                                   : "worse by more than " + format_double(drift_threshold * 100) +
+                                                         "% in trials " + seqs) +
+                               ")";
+      if (retune_budget <= 0) {
+        d.state = ClassState::stale;
+        d.state_reason = what + "; no retune budget (RetuneBudget=0): jobs keep running it";
+        best_queue(*incumbent, "stale: " + what);
+        return d;
+      }
+      d.state = ClassState::tuning;
+      d.state_reason = what + ": tuning again with " + std::to_string(retune_budget) + " more trials";
+      d.stop_rule.clear();
+      epoch_start = latest->seq;
+      epoch_budget = static_cast<std::size_t>(retune_budget);
+      x["epoch_start"] = epoch_start;
+      x["epoch_budget"] = epoch_budget;
+      x["incumbent"] = incumbent->id;  // what the retune's winner must beat by ChangeMargin
+      d.extra = x.dump();
+      // fall through to the search of the new epoch
+    }
+  }
+
+  // ---- tuning: the engine's next proposals within the current epoch
+  std::vector<Observation> obs;
+  std::set<std::size_t> pending_set;
+  for (const TrialRecord *t : finished) {
+    if (t->seq < epoch_start) continue;
+    auto idx = p.index_of(t->config);
+    if (!idx) continue;
+    if (t->status == TrialStatus::done && score_of.count(t->id)) obs.push_back(Observation::ok(*idx, score_of[t->id]));
+    else if (t->status != TrialStatus::done) obs.push_back(Observation::failure(*idx));
+  }
+  for (const auto &t : trials)
+    if ((t.status == TrialStatus::pending || t.status == TrialStatus::running) && t.seq >= epoch_start)
+      if (auto idx = p.index_of(t.config)) pending_set.insert(*idx);
+  const std::vector<std::size_t> pending(pending_set.begin(), pending_set.end());
+
+  EngineOptions opts;
+  opts.seed = p.seed;
+  opts.initial_trials = p.initial_trials;
+  opts.xi = p.xi;
+  opts.batch = parse_batch_mode("batch", p.batch);
+  opts.stop = p.stop;
+  opts.stop.budget = epoch_budget;
+  const CandidateSet set = CandidateSet::from_candidates(p.candidates, p.inventory);
+  const Proposal prop = propose(set, obs, pending, static_cast<std::size_t>(std::max(1, p.queue_depth)), opts);
+
+  double epoch_best_mean = 0;
+  const TrialRecord *epoch_best = best_of(epoch_start, &epoch_best_mean);
+  if (prop.stop.stopped()) {
+    d.stop_rule = stop_rule_name(prop.stop.rule);
+    if (!epoch_best) {
+      d.state = ClassState::stale;
+      d.state_reason = "stopped by " + d.stop_rule + " without a successful trial: " + prop.stop.reason;
+      d.queue.clear();
+      return d;
+    }
+    const TrialRecord *winner = epoch_best;
+    // Hysteresis: after drift, the class's earlier best (the incumbent when the retune began) is
+    // kept unless the retune's winner is better than its latest score by more than the margin.
+    const TrialRecord *old = x.contains("incumbent") && x["incumbent"].is_number_integer()
+                                 ? trial_by_id(x["incumbent"].get<std::int64_t>())
+                                 : nullptr;
+    if (x.contains("incumbent")) {
+      x.erase("incumbent");
+      d.extra = x.dump();
+    }
+    if (old && old->config != epoch_best->config) {
+      double old_latest = score_of.count(old->id) ? score_of[old->id] : 0;
+      for (const TrialRecord *t : finished)
+        if (t->config == old->config && score_of.count(t->id)) old_latest = score_of[t->id];
+      if (old_latest > 0 && !(epoch_best_mean < old_latest * (1 - change_margin))) winner = old;
+    }
+    d.state = ClassState::converged;
+    d.best_trial = winner->id;
+    d.state_reason = "stopped by " + d.stop_rule + ": " + prop.stop.reason;
+    if (winner != epoch_best)
+      d.state_reason += "; the earlier best is kept (the new one is not better by more than " +
+                        format_double(change_margin * 100) + "%)";
+    best_queue(*winner, "the class converged on it");
+    return d;
+  }
+  d.state = ClassState::tuning;
+  if (d.state_reason.empty() || c.state == ClassState::tuning)
+    d.state_reason = std::to_string(obs.size()) + " of " + std::to_string(epoch_budget) + " trials done";
+  if (epoch_best) d.best_trial = epoch_best->id;
+  for (std::size_t idx : prop.indices) {
+    Recommendation r;
+    r.config = p.candidates[idx].config.format();
+    r.origin = prop.modelled ? TrialOrigin::model : TrialOrigin::initial;
+    r.reason = prop.modelled ? "largest expected improvement" : "initial design (spread over the space)";
+    if (prop.modelled && idx < prop.predictions.size()) {
+      r.predicted = prop.predictions[idx].mean;
+      r.stddev = prop.predictions[idx].std;
+    }
+    d.queue.push_back(std::move(r));
+  }
+  return d;
+}
+
+Decision refit(Store &store, std::int64_t class_id, const Conf &conf, ProposeFn propose, int attempts) {
+  for (int i = 0; i < attempts; ++i) {
+    auto c = store.find_class_by_id(class_id);
+    if (!c) throw Error(Errc::not_found, "class " + std::to_string(class_id) + " is gone");
+    const auto trials = store.trials(class_id);
+    Decision d = decide(*c, trials, conf, propose);
+    if (store.apply_decision(class_id, c->version, d)) return d;
+  }
+  throw Error(Errc::busy, "the class kept changing while its next configurations were computed");
+}
+
+Decision converge_on(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
+                     ProposeFn propose, const std::string &winner, std::optional<std::int64_t> job, const std::string &rule,
+                     const std::string &reason) {
+  Decision d = decide(c, trials, conf, propose);
+  if (c.state != ClassState::tuning) return d;
+  std::map<std::int64_t, double> score_of(d.scores.begin(), d.scores.end());
+  const TrialRecord *best = nullptr;
+  auto better = [&](const TrialRecord &t) {
+    if (!best) return true;
+    const bool mine = job && t.job_id == job, best_mine = job && best->job_id == job;
+    if (mine != best_mine) return mine;
+    return score_of[t.id] < score_of[best->id];
+  };
+  for (const auto &t : trials)
+    if (t.config == winner && t.status == TrialStatus::done && score_of.count(t.id) && better(t)) best = &t;
+  if (!best) throw Error(Errc::not_found, "class " + c.name + " has no measured trial of " + winner);
+  d.state = ClassState::converged;
+  d.best_trial = best->id;
+  d.stop_rule = rule;
+  d.state_reason = reason;
+  Recommendation r;
+  r.config = best->config;
+  r.origin = TrialOrigin::best;
+  r.reason = "the class converged on it";
+  d.queue = {r};
+  return d;
+}
+
+Decision converge(Store &store, std::int64_t class_id, const Conf &conf, ProposeFn propose,
+                  const std::string &winner,
+                  std::optional<std::int64_t> job, const std::string &rule, const std::string &reason,
+                  int attempts) {
+  for (int i = 0; i < attempts; ++i) {
+    auto c = store.find_class_by_id(class_id);
+    if (!c) throw Error(Errc::not_found, "class " + std::to_string(class_id) + " is gone");
+    const auto trials = store.trials(class_id);
+    Decision d = converge_on(*c, trials, conf, propose, winner, job, rule, reason);
+    if (store.apply_decision(class_id, c->version, d)) return d;
+  }
+  throw Error(Errc::busy, "the class kept changing while its search was ended");
+}
+
+ModelView predict_neighbours(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
+                             ProposeFn propose, const std::string &around, std::size_t count) {
+  ModelView v;
+  ClassProblem p = load_problem(c);
+  Decision d = decide(c, trials, conf, propose);  // for the scores
+  if (!d.t_ref || !d.c_ref) return v;
+  std::map<std::int64_t, double> score_of(d.scores.begin(), d.scores.end());
+  std::vector<Observation> obs;
+  std::set<std::size_t> tried;
+  for (const auto &t : trials) {
+    auto idx = p.index_of(t.config);
+    if (!idx) continue;
+    if (t.status == TrialStatus::done && score_of.count(t.id)) {
+      obs.push_back(Observation::ok(*idx, score_of[t.id]));
+      tried.insert(*idx);
+    } else if (t.status == TrialStatus::failed || t.status == TrialStatus::timeout) {
+      obs.push_back(Observation::failure(*idx));
+      tried.insert(*idx);
+    }
+  }
+  auto centre = p.index_of(around);
+  if (!centre) return v;
+  EngineOptions opts;
+  opts.seed = p.seed;
+  opts.initial_trials = p.initial_trials;
+  opts.xi = p.xi;
+  opts.stop.budget = 0;  // no stopping: we want the model
+  opts.stop.min_improvement = 0;
+  opts.stop.ei_fraction = 0;
+  const CandidateSet set = CandidateSet::from_candidates(p.candidates, p.inventory);
+  const Proposal prop = propose(set, obs, {}, 1, opts);
+  if (!prop.modelled || prop.predictions.size() != p.candidates.size()) return v;
+  const Eigen::MatrixXd &X = set.encoded();
+  std::vector<std::pair<double, std::size_t>> dist;
+  for (std::size_t i = 0; i < p.candidates.size(); ++i)
+    if (!tried.count(i)) dist.emplace_back(X.cols() ? (X.row(static_cast<Eigen::Index>(i)) - X.row(static_cast<Eigen::Index>(*centre))).norm() : 0.0, i);
+  std::sort(dist.begin(), dist.end());
+  for (std::size_t k = 0; k < dist.size() && k < count; ++k) {
+    const std::size_t i = dist[k].second;
+    v.configs.push_back(p.candidates[i].config.format());
+    v.mean.push_back(prop.predictions[i].mean);
+    v.stddev.push_back(prop.predictions[i].std);
+  }
+  return v;
+}
+
+}  // namespace autotune

@@ -1,0 +1,29 @@
+# store/: the profile store (SQLite): classes, trials, recommendations, node speeds; and the
+# result file an app writes (result.hpp).  Depends on common/ only.
+noinst_LTLIBRARIES += store/libautotune_store.la
+store_libautotune_store_la_SOURCES = \
+	store/include/autotune/result.hpp \
+	store/include/autotune/store.hpp \
+	store/result.cc \
+	store/sqlite.cc \
+	store/sqlite.hpp \
+	store/store.cc
+store_libautotune_store_la_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
+store_libautotune_store_la_LIBADD = $(SQLITE_LIBS)
+
+# Unit tests of the store (make check), and its behaviour under concurrent writers.
+check_PROGRAMS += tests/unit/store_test
+tests_unit_store_test_SOURCES = \
+	tests/unit/result_test.cc \
+	tests/unit/store_test.cc
+tests_unit_store_test_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) $(GTEST_CFLAGS)
+tests_unit_store_test_LDADD = $(AT_STORE) $(AT_COMMON) $(GTEST_LIBS)
+TESTS += tests/unit/store_test tests/unit/store_concurrency.sh
+EXTRA_DIST += tests/unit/fixtures tests/unit/store_concurrency.sh
+check_PROGRAMS += tests/unit/store_stress
+tests_unit_store_stress_SOURCES = tests/unit/store_stress.cc
+tests_unit_store_stress_LDADD = $(AT_STORE) $(AT_COMMON)
+# A fixture generator for the tests of the `autotune` command (built with `make').
+noinst_PROGRAMS += tests/unit/store_fill
+tests_unit_store_fill_SOURCES = tests/unit/store_fill.cc
+tests_unit_store_fill_LDADD = $(AT_STORE) $(AT_COMMON)
