@@ -1,7 +1,7 @@
 // A configuration of a training job: how many of each, and how big each is.
 //
-// Two tuples (see DESIGN.md, "Terms"): the counts (nodes, workers, parameter servers) and the
-// per-role resources (CPUs, memory and GPUs per worker; CPUs and memory per parameter server).
+// Two tuples (docs/architecture.md, "Terms"): the counts (nodes, workers, parameter servers) and
+// the per-role resources (CPUs, memory and GPUs per worker; CPUs and memory per parameter server).
 // A configuration travels as text, in the dimension names users write in --autotune-space:
 //
 //   nodes=2,workers=3,ps=1,cpus-per-worker=1,mem-per-worker=512M,cpus-per-ps=1,mem-per-ps=256M

@@ -1,11 +1,11 @@
 // The tuner: from a class's trials to its next state and recommendations.
 //
-// Policy only (DESIGN.md: policy apart from storage): decide() is a pure function of the class
-// record and its trials; refit() takes a snapshot from the store, decides, and applies the
-// decision with optimistic concurrency (Store::apply_decision), retrying when a job took a
-// recommendation meanwhile.  Everything slow (enumerating the space, fitting the Gaussian
-// process) happens here, outside slurmctld: job_submit only takes the head of the precomputed
-// queue.
+// Policy only (docs/architecture.md, "Rules that hold everywhere": policy apart from storage):
+// decide() is a pure function of the class record and its trials; refit() takes a snapshot from
+// the store, decides, and applies the decision with optimistic concurrency
+// (Store::apply_decision), retrying when a job took a recommendation meanwhile.  Everything slow
+// (enumerating the space, fitting the Gaussian process) happens here, outside slurmctld:
+// job_submit only takes the head of the precomputed queue.
 //
 // What a class is searched with is fixed when the class is created (ClassSettings::extra, JSON):
 // the node types of its partition, the partition's limits and billing weights, the engine options (seed,

@@ -3,7 +3,7 @@
 //
 // Storage only: the decisions (what to try next, when to stop, hysteresis and drift) are the
 // tuner's (tuner.hpp), which computes them from a snapshot and applies them with
-// apply_decision().  See DESIGN.md, "Store and trust".
+// apply_decision().  See docs/architecture.md, "Store and trust".
 //
 // Schema: versioned (PRAGMA user_version); opening a store of an older version migrates it in
 // one transaction, opening one of a newer version fails with Errc::unsupported, opening a file
