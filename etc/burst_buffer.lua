@@ -41,7 +41,7 @@ first job's stage-out is done).
 
 Inside the job, $AUTOTUNE_BB_JOB names the buffer; `autotune-bb get KEY FILE`, `autotune-bb put
 FILE KEY` and `autotune-bb ls` reach its objects, and programs open it with
-autotune::open_job_buffer() (libcore, autotune/job_buffer.hpp).  Values cannot contain blanks.
+autotune::open_job_buffer() (tier/, autotune/job_buffer.hpp).  Values cannot contain blanks.
 
 A bad directive refuses the job at submission with one line that names the directive line, the
 field, the value and what is allowed.  slurm_bb_job_process and slurm_bb_paths run inside

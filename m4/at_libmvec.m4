@@ -1,7 +1,7 @@
 # AT_CHECK_LIBMVEC
 # ----------------
 # glibc's vector math library on x86-64 (libmvec: exp and erfc on SSE and AVX2 registers; erfc
-# since glibc 2.35), used by libcore/vector_math.cc for the Gaussian process kernel and expected
+# since glibc 2.35), used by engine/vector_math.cc for the Gaussian process kernel and expected
 # improvement.  Optional: without it the engine uses std::exp and std::erfc.  Defines
 # HAVE_LIBMVEC_X86_64 and substitutes MVEC_LIBS.
 AC_DEFUN([AT_CHECK_LIBMVEC], [

@@ -1,5 +1,5 @@
 // autotune replay: the offline benchmark of the tuning engine on a table of measured
-// configurations (see libcore/include/autotune/replay.hpp for the table format).
+// configurations (see engine/include/autotune/replay.hpp for the table format).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -5,7 +5,7 @@
 //    the memory Slurm's record of the job says it holds, e.g. with --mem=0), GPUs per node
 //    (SLURM_GPUS_ON_NODE).
 // 2. The class's problem and history: `autotune export CLASS --json` (the setuid command that
-//    gives users their own classes), then libcore's AllocationSearch (steps.hpp): the candidates
+//    gives users their own classes), then the policy library's AllocationSearch (steps.hpp): the candidates
 //    that fit the allocation, warm-started from the history.
 // 3. Trials: configurations given with --try first, then the engine's proposals; an adjusted
 //    configuration (adjust.hpp, thresholds from autotune.conf) right after a trial that became the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Each built plugin must export exactly its Slurm plugin ABI: no more (no C++ or libcore symbols
+# Each built plugin must export exactly its Slurm plugin ABI: no more (no C++ or library symbols
 # leaking into slurmctld's symbol space), no less (a missing symbol makes Slurm refuse it).
 set -u
 b=${top_builddir:-.}

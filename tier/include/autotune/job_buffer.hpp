@@ -1,6 +1,6 @@
 // Burst buffers of Slurm jobs on the node's storage tiers (autotune-bb, etc/burst_buffer.lua).
 //
-// Link: libcore/libautotune_tier.la.
+// Link: tier/libautotune_tier.la, tier/libautotune_tier_conf.la, common/libautotune_common.la.
 //
 // A job's buffer is a tier store of its own: on every tier of autotune.conf where the job has a
 // share, the directory <Tier Path>/job.<JOBID> (owned by the job's uid and gid, mode 0700) holds

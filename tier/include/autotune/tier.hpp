@@ -1,7 +1,7 @@
 // The tier store: objects (a key and its bytes) split across persistent memory and disk.
 //
-// Link: libcore/libautotune_tier.la, then libcore/libautotune.la; they bring libpmem2, libxxhash
-// and hwloc.
+// Link: tier/libautotune_tier.la, then tier/libautotune_tier_conf.la and
+// common/libautotune_common.la; they bring libpmem2, libxxhash and hwloc.
 //
 // A store is a set of tiers (TierSpec: a directory on each medium, its capacity and bandwidth)
 // plus a metadata directory.  put() splits one object across the tiers by a placement policy
