@@ -23,8 +23,15 @@ libssp_libssp_pure_la_LIBADD = $(AT_TIER) $(AT_TIER_CONF) $(AT_COMMON) $(ZLIB_LI
 
 lib_LTLIBRARIES += libssp/libssp.la
 libssp_libssp_la_SOURCES = \
+	libssp/checkpoint.cc libssp/checkpoint.hpp \
 	libssp/context.cc \
-	libssp/transport.cc libssp/transport.hpp
+	libssp/coordinator.cc libssp/coordinator.hpp \
+	libssp/profiling.cc libssp/profiling.hpp \
+	libssp/protocol.hpp \
+	libssp/server.cc libssp/server.hpp \
+	libssp/tables.cc libssp/tables.hpp \
+	libssp/transport.cc libssp/transport.hpp \
+	libssp/worker.cc libssp/worker.hpp
 libssp_libssp_la_CPPFLAGS = $(SSP_CPPFLAGS) $(MPI_CPPFLAGS)
 libssp_libssp_la_LDFLAGS = -version-info 0:0:0
 libssp_libssp_la_LIBADD = libssp/libssp_pure.la $(MPI_LIBS)

@@ -1,0 +1,67 @@
+// The table shapes of a Context and their element arithmetic (see tables.hpp).  Owns nothing:
+// the shapes belong to Context::Impl; these are lookups and pure functions.  Thread safety: none
+// needed (no state).
+#include "tables.hpp"
+
+#include <cstring>
+
+#include "ssp/error.hpp"
+
+namespace ssp {
+
+namespace {
+
+template <class T>
+void add_typed(char *dst, const char *src, std::size_t n) {
+  T *d = reinterpret_cast<T *>(dst);
+  for (std::size_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, src + i * sizeof(T), sizeof(T));
+    d[i] += v;
+  }
+}
+
+}  // namespace
+
+const TableShape &table_at(const Tables &tables, int id) {
+  if (id < 0 || id >= static_cast<int>(tables.size()))
+    throw Error(Errc::invalid_argument, "ssp: table handle is not valid in this context");
+  return tables[static_cast<std::size_t>(id)];
+}
+
+std::size_t elem_size(ElemKind k) { return (k == ElemKind::f32 || k == ElemKind::i32) ? 4 : 8; }
+
+const char *kind_name(ElemKind k) {
+  switch (k) {
+    case ElemKind::f32:
+      return "float";
+    case ElemKind::f64:
+      return "double";
+    case ElemKind::i32:
+      return "int32";
+    case ElemKind::i64:
+      return "int64";
+  }
+  return "?";
+}
+
+void add_elems(ElemKind k, char *dst, const char *src, std::size_t n) {
+  switch (k) {
+    case ElemKind::f32:
+      add_typed<float>(dst, src, n);
+      break;
+    case ElemKind::f64:
+      add_typed<double>(dst, src, n);
+      break;
+    case ElemKind::i32:
+      add_typed<std::int32_t>(dst, src, n);
+      break;
+    case ElemKind::i64:
+      add_typed<std::int64_t>(dst, src, n);
+      break;
+  }
+}
+
+void invalid(const std::string &m) { throw Error(Errc::invalid_argument, "ssp: " + m); }
+
+}  // namespace ssp

@@ -1,0 +1,93 @@
+// ssp::Worker: the worker side of a Context.
+//
+// Owns: this worker's clock; the smallest worker clock each server last reported (so that clock()
+// asks only the servers that are behind the consistency bound); per table, the read cache (rows,
+// the server's minimum clock each row was fetched at, the worker clock it was fetched in) and the
+// buffer of increments not yet sent (rows, dirty marks, the dirty rows in order of first write);
+// the bytes buffered; whether run()'s task loop is running.
+//
+// Reads go through the cache under the consistency policy (a miss fetches the aligned block of
+// kFetchBlock rows around it), the worker's own unsent increments are added in (read-my-writes);
+// increments are sent batched per server at clock(), at barriers, or early past flush_bytes.
+// run_tasks() is the worker loop of Context::run(): ask rank 0 for a micro-task, run it, report
+// it, clock or checkpoint when told.  It tells the Profiler its clocks and samples.
+//
+// It reads the table shapes (tables.hpp) and the policy, which the Context owns; the Context calls
+// it on worker ranks only.  Thread safety: none; the Context's thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "profiling.hpp"
+#include "shard_map.hpp"
+#include "ssp/consistency.hpp"
+#include "ssp/job.hpp"
+#include "tables.hpp"
+#include "transport.hpp"
+
+namespace ssp {
+
+class Worker {
+ public:
+  Worker(Transport &tx, const Tables &tables, const ConsistencyPolicy &policy, int servers,
+         std::size_t flush_bytes, Profiler &profiler);
+
+  // The table just appended to `tables` (nothing cached or buffered yet).
+  void add_table();
+  // Drops table `id`'s cache and buffered increments (restore() remapped it).
+  void reset_table(int id);
+  // Restarts at `clock`, every server known to be there too (after a restore).
+  void resume_at(std::int64_t clock);
+
+  // Table::get_rows: rows [first, first+count) of table `id` into out[0 .. count*cols).
+  void get(int id, std::int64_t first, std::int64_t count, char *out);
+  // Table::inc, Table::inc_rows: buffered.
+  void inc(int id, std::int64_t row, std::int64_t col, const void *delta);
+  void inc_rows(int id, std::int64_t first, std::int64_t count, const void *delta);
+
+  std::int64_t clock() const { return clock_; }
+  // Context::clock(): flush, next clock, block while further ahead than the policy allows.
+  std::int64_t advance();
+  // A barrier (BarrierKind) of phase `seq`: flush, announce it to every server, wait for the
+  // acknowledgement(s); the cache is stale afterwards.
+  void barrier(std::uint8_t kind, std::int64_t seq);
+  // The task loop of run(): until rank 0 says the job is done or suspended.  Returns whether it
+  // is done; counts the checkpoints taken in `checkpoints`.
+  bool run_tasks(const Job &job, const TaskFn &fn, std::uint64_t *checkpoints);
+
+ private:
+  struct Cache {
+    std::vector<char> rows;
+    std::vector<std::int64_t> stamp, fetched_at;
+    std::vector<char> pending;
+    std::vector<std::uint8_t> dirty;
+    std::vector<std::int64_t> dirty_rows;
+  };
+
+  std::int64_t min_known() const;
+  void note_min(int server, std::int64_t m);
+  void ensure_cache(const TableShape &t, Cache &c);
+  void ensure_pending(const TableShape &t, Cache &c);
+  void mark_dirty(const TableShape &t, Cache &c, std::int64_t r);
+  void fetch(int id, const std::vector<ShardMap::Piece> &pieces);
+  // Sends the buffered increments (and, with clock_after >= 0, the new clock to every server).
+  void flush(std::int64_t clock_after);
+  void invalidate_caches();
+
+  Transport &tx_;
+  const Tables &tables_;
+  const ConsistencyPolicy &policy_;
+  const int servers_;
+  const std::size_t flush_bytes_;
+  Profiler &profiler_;
+
+  std::int64_t clock_ = 0;
+  std::vector<std::int64_t> known_min_;  // per server
+  std::vector<Cache> caches_;            // per table
+  std::size_t dirty_bytes_ = 0;
+  bool in_run_ = false;
+};
+
+}  // namespace ssp
