@@ -1,5 +1,6 @@
-// The C API: return codes, message buffers (truncated, always terminated), env lookup.
+// The C API: return codes, message buffers (truncated, always terminated), env lookup, log sink.
 #include "autotune/autotune.h"
+#include "autotune/log.hpp"
 
 #include <gtest/gtest.h>
 
@@ -44,8 +45,18 @@ std::vector<std::pair<int, std::string>> g_logged;
 void sink(int level, const char *msg) { g_logged.emplace_back(level, msg); }
 }  // namespace
 
-TEST(CApi, LogSinkReceivesNothingWithoutSink) {
+// A message the core logs through autotune::log() reaches the C sink while it is set, with its
+// level and text, and nothing reaches it once the sink is cleared.
+TEST(CApi, LogSinkReceivesCoreLogOnlyWhileSet) {
+  g_logged.clear();
   at_set_log_sink(sink);
+  autotune::log(autotune::LogLevel::verbose, "while set");
+  ASSERT_EQ(g_logged.size(), 1u);
+  EXPECT_EQ(g_logged[0].first, AT_LOG_VERBOSE);
+  EXPECT_EQ(g_logged[0].second, "while set");
+
   at_set_log_sink(nullptr);
-  EXPECT_TRUE(g_logged.empty());
+  autotune::log(autotune::LogLevel::error, "after clearing");
+  EXPECT_EQ(g_logged.size(), 1u) << "last message: " << g_logged.back().second;
+  g_logged.clear();
 }
