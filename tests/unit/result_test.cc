@@ -54,8 +54,13 @@ TEST(Result, ParsesAWellFormedDocument) {
 }
 
 TEST(Result, RejectsWithTheFieldNamed) {
-  EXPECT_EQ(error_of("not json"), error_of("not json"));
-  EXPECT_NE(error_of("not json").find("not valid JSON"), std::string::npos);
+  // Not JSON: the message says so and passes on where and why the parser stopped.
+  const std::string not_json = error_of("not json");
+  ASSERT_FALSE(not_json.empty()) << "accepted";
+  EXPECT_EQ(not_json.rfind("result: not valid JSON (", 0), 0u) << not_json;
+  EXPECT_NE(not_json.find("line 1, column 2"), std::string::npos) << not_json;
+  EXPECT_NE(not_json.find("invalid literal"), std::string::npos) << not_json;
+  EXPECT_EQ(not_json.back(), ')') << not_json;
   EXPECT_EQ(error_of("[1]"), "result: is not a JSON object");
   EXPECT_EQ(error_of(with("autotune-run/1", "autotune-run/9")), "result: format: 'autotune-run/9' is not autotune-run/1");
   EXPECT_EQ(error_of(with("\"status\":\"ok\"", "\"status\":\"great\"")),
