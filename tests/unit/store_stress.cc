@@ -2,9 +2,11 @@
 //
 //   store_stress init DB                 create the store and class (uid 1000, "stress")
 //   store_stress record DB JOB           record one measured trial for Slurm job JOB
-//   store_stress loop DB FIRST           record trials for jobs FIRST, FIRST+1, ... forever
+//   store_stress loop DB FIRST           record trials for jobs FIRST, FIRST+1, ... forever,
+//                                        printing each job on stdout once its trial is done
 //   store_stress check DB EXPECTED|-     verify integrity; with EXPECTED, exactly that many
 //                                        trials, each done with its one measurement
+//   store_stress list DB                 one line per trial: "JOB done|running"
 #include <unistd.h>
 
 #include <cstdio>
@@ -41,7 +43,7 @@ void record(Store &s, std::int64_t class_id, std::int64_t job) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: store_stress init|record|loop|check DB [ARG]\n");
+    std::fprintf(stderr, "usage: store_stress init|record|loop|check|list DB [ARG]\n");
     return 2;
   }
   const std::string cmd = argv[1], db = argv[2];
@@ -58,7 +60,17 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (cmd == "loop") {
-      for (std::int64_t job = std::atoll(argv[3]);; ++job) record(s, class_id, job);
+      for (std::int64_t job = std::atoll(argv[3]);; ++job) {
+        record(s, class_id, job);
+        std::printf("%lld\n", static_cast<long long>(job));
+        std::fflush(stdout);
+      }
+    }
+    if (cmd == "list") {
+      for (const auto &t : s.trials(class_id))
+        std::printf("%lld %s\n", static_cast<long long>(t.job_id.value_or(-1)),
+                    t.status == TrialStatus::done ? "done" : t.status == TrialStatus::running ? "running" : "other");
+      return 0;
     }
     if (cmd == "check") {
       const std::string integrity = s.integrity_check();
