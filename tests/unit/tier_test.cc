@@ -1,6 +1,7 @@
 // The tier store on real files: a pmem tier in /dev/shm mapped with libpmem2 and a disk tier in a
 // temporary directory on the local disk.  Bandwidths are configured (pmem 3G/s, disk 1G/s) so
-// that the bandwidth-proportional split is known: 3/4 on pmem, 1/4 on disk.
+// that the bandwidth-proportional split is known: 3/4 on pmem, 1/4 on disk.  Nothing here needs
+// root; the burst buffers of jobs, which do, are tested in tier_root_test.cc.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,7 +15,6 @@
 
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
-#include "autotune/job_buffer.hpp"
 #include "autotune/tier.hpp"
 #include "tier/fs.hpp"
 #include "tier/placement.hpp"
@@ -556,77 +556,4 @@ TEST_F(TierStoreTest, BadOptions) {
   o.tiers[1].capacity = 1000;
   EXPECT_EQ(code_of([&] { TierStore s(o); }, &msg), Errc::invalid_argument);
   EXPECT_EQ(msg, "tier 'disk': Capacity 1000 is below the minimum 1M");
-}
-
-// ---- burst buffers of jobs -------------------------------------------------------------------
-
-TEST_F(TierStoreTest, JobBuffersOwnershipSharesAndTeardown) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root (chown to the job's user)";
-  Conf c = Conf::load_text("StateDir=" + disk + "/state\nTier=pm Kind=pmem Path=" + shm +
-                           "/bb Capacity=64M Bandwidth=3G/s\nTier=disk Kind=disk Path=" + disk +
-                           "/bb Capacity=192M Bandwidth=1G/s\n");
-  JobBuffers jb({c.path, c.core, c.tier});
-  JobBufferRequest r;
-  r.job = 77;
-  r.uid = 65534;  // nobody
-  r.gid = 65534;
-  r.capacity = 32 * MiB;  // split by tier capacity: 8M pmem, 24M disk
-  JobBuffer b = jb.create(r);
-  EXPECT_EQ(b.share_of("pm"), 8 * MiB);
-  EXPECT_EQ(b.share_of("disk"), 24 * MiB);
-  struct stat st;
-  ASSERT_EQ(::stat((shm + "/bb/job.77").c_str(), &st), 0);
-  EXPECT_EQ(st.st_uid, 65534u);
-  EXPECT_EQ(st.st_mode & 07777, 0700u);
-  ASSERT_EQ(::stat((disk + "/state/bb/job.77").c_str(), &st), 0);
-  EXPECT_EQ(st.st_uid, 0u) << "the registry is root's";
-  // Explicit pmem share; the rest on disk.
-  r.job = 78;
-  r.uid = 0;
-  r.gid = 0;
-  r.capacity = 64 * MiB;
-  r.pmem = 48 * MiB;
-  b = jb.create(r);
-  EXPECT_EQ(b.share_of("pm"), 48 * MiB);
-  EXPECT_EQ(b.share_of("disk"), 16 * MiB);
-  auto opts = jb.store_options(b);
-  ASSERT_EQ(opts.tiers.size(), 2u);
-  EXPECT_EQ(opts.tiers[0].path, shm + "/bb/job.78");
-  EXPECT_EQ(opts.tiers[0].capacity, 48 * MiB);
-  {
-    TierStore s(opts);
-    auto a = bytes(20 * MiB, 23);
-    s.put("in.dat", a.data(), a.size());
-    EXPECT_EQ(s.get("in.dat"), a);
-  }
-  // Over-commit of the pmem tier: 8 + 48 of 64M granted.
-  r.job = 79;
-  r.pmem = 16 * MiB;
-  r.capacity = 16 * MiB;
-  std::string msg;
-  EXPECT_EQ(code_of([&] { jb.create(r); }, &msg), Errc::no_space);
-  EXPECT_EQ(msg, "tier 'pm': 16M requested, 8M of 64M left");
-  r.pmem.reset();
-  r.tiers = {{"ssd", MiB}};
-  EXPECT_EQ(code_of([&] { jb.create(r); }, &msg), Errc::invalid_argument);
-  EXPECT_EQ(msg, "--tier: 'ssd' is not a tier of <text>; configured: pm, disk");
-  r.tiers.clear();
-  r.pmem = 32 * MiB;
-  EXPECT_EQ(code_of([&] { jb.create(r); }, &msg), Errc::invalid_argument);
-  EXPECT_EQ(msg, "--capacity: the tier shares (32M) are larger than the buffer's capacity 16M");
-  EXPECT_EQ(jb.list().size(), 2u);
-  auto com = jb.commitments();
-  EXPECT_EQ(com[0].committed, 56 * MiB);
-  // Teardown removes everything without following a planted symbolic link.
-  const std::string outside = disk + "/outside";
-  tierfs::make_dirs(outside, 0700);
-  { tierfs::open_file(outside + "/precious", O_WRONLY | O_CREAT, 0600); }
-  ASSERT_EQ(::symlink(outside.c_str(), (shm + "/bb/job.78/link").c_str()), 0);
-  EXPECT_TRUE(jb.destroy(78));
-  EXPECT_NE(::stat((shm + "/bb/job.78").c_str(), &st), 0);
-  EXPECT_NE(::stat((disk + "/bb/job.78").c_str(), &st), 0);
-  EXPECT_EQ(::stat((outside + "/precious").c_str(), &st), 0) << "the link's target survives";
-  EXPECT_FALSE(jb.find(78).has_value());
-  EXPECT_FALSE(jb.destroy(78)) << "idempotent";
-  EXPECT_TRUE(jb.destroy(77));
 }
