@@ -1,6 +1,8 @@
 // autotune: what slurm-autotune tried, what won and why; the store's administration; the
 // offline replay benchmark.  See man/autotune.1.
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <cstring>
 #include <string>
 
@@ -13,16 +15,21 @@ using namespace autotune::cli;
 
 namespace {
 
+// `needs`: what each command keeps SlurmUser's identity for when setuid (see tools/cli.hpp).
+// Commands that open the store or talk to slurmctld open no file the caller names in-process.
 const Command kCommands[] = {
-    {"status", "your classes: state, trials, best configuration, why the search stopped", cmd_status},
-    {"show", "one class: every trial, its measurement and score, and why the winner won", cmd_show},
-    {"report", "plot a class's search (score per trial, best so far, the winner) to SVG or PNG", cmd_report},
-    {"export", "one class as JSON (settings, trials, best configuration)", cmd_export},
-    {"forget", "delete one of your classes with everything measured for it", cmd_forget},
-    {"admin", "shared classes and the store itself (root and SlurmUser)", cmd_admin},
-    {"replay", "the offline benchmark of the search on a table of measured configurations", cmd_replay},
-    {"ingest", "record how an autotune job ended and refit its class (slurmctld runs it)", cmd_ingest},
-    {"annotate", "record a steps-mode job's winner and released nodes in its AdminComment", cmd_annotate},
+    {"status", "your classes: state, trials, best configuration, why the search stopped", Needs::store, cmd_status},
+    {"show", "one class: every trial, its measurement and score, and why the winner won", Needs::store, cmd_show},
+    {"report", "plot a class's search (score per trial, best so far, the winner) to SVG or PNG", Needs::store,
+     cmd_report},
+    {"export", "one class as JSON (settings, trials, best configuration)", Needs::store, cmd_export},
+    {"forget", "delete one of your classes with everything measured for it", Needs::store, cmd_forget},
+    {"admin", "shared classes and the store itself (root and SlurmUser)", Needs::store, cmd_admin},
+    {"replay", "the offline benchmark of the search on a table of measured configurations", Needs::nothing,
+     cmd_replay},
+    {"ingest", "record how an autotune job ended and refit its class (slurmctld runs it)", Needs::store, cmd_ingest},
+    {"annotate", "record a steps-mode job's winner and released nodes in its AdminComment", Needs::slurm,
+     cmd_annotate},
 };
 
 void usage(FILE *out) {
@@ -45,6 +52,20 @@ int exit_code(Errc c) {
   }
 }
 
+// The one place that runs a command: its privileges first, then the command.
+int run(const Command &c, Caller caller, int argc, char **argv) {
+  try {
+    enter_command(caller, c.needs);
+    return c.run(caller, argc, argv);
+  } catch (const Error &e) {
+    std::fprintf(stderr, "autotune %s: %s\n", c.name, e.what());
+    return exit_code(e.code());
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "autotune %s: %s\n", c.name, e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -56,6 +77,18 @@ int main(int argc, char **argv) {
     return 1;
   }
   set_stderr_log_sink("autotune", LogLevel::info);
+  // Usage, help and unknown commands need nothing of SlurmUser.
+  const bool known = argc >= 2 && std::any_of(std::begin(kCommands), std::end(kCommands), [&](const Command &c) {
+    return std::strcmp(argv[1], c.name) == 0 || (std::strcmp(argv[1], "help") == 0 && argc > 2 && std::strcmp(argv[2], c.name) == 0);
+  });
+  if (!known) {
+    try {
+      drop_privileges(caller);
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "autotune: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc < 2) {
     usage(stderr);
     return 2;
@@ -69,20 +102,10 @@ int main(int argc, char **argv) {
     static char help_flag[] = "--help";
     char *args[] = {argv[2], help_flag, nullptr};
     for (const auto &c : kCommands)
-      if (std::strcmp(argv[2], c.name) == 0) return c.run(caller, 2, args);
+      if (std::strcmp(argv[2], c.name) == 0) return run(c, caller, 2, args);
   }
-  for (const auto &c : kCommands) {
-    if (cmd != c.name) continue;
-    try {
-      return c.run(caller, argc - 1, argv + 1);
-    } catch (const Error &e) {
-      std::fprintf(stderr, "autotune %s: %s\n", c.name, e.what());
-      return exit_code(e.code());
-    } catch (const std::exception &e) {
-      std::fprintf(stderr, "autotune %s: %s\n", c.name, e.what());
-      return 1;
-    }
-  }
+  for (const auto &c : kCommands)
+    if (cmd == c.name) return run(c, caller, argc - 1, argv + 1);
   std::string names;
   for (const auto &c : kCommands) names += std::string(names.empty() ? "" : ", ") + c.name;
   std::fprintf(stderr, "autotune: unknown command '%s'; commands: %s (see `autotune --help')\n",

@@ -4,9 +4,11 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -18,7 +20,9 @@
 #include "autotune/units.hpp"
 #include "autotune_config.h"
 
-extern char **environ;
+#ifndef AUTOTUNE_SYSCONFDIR
+#error "AUTOTUNE_SYSCONFDIR (the configure-time sysconfdir) must be defined"
+#endif
 
 namespace autotune::cli {
 
@@ -42,67 +46,148 @@ uid_t resolve_user(const std::string &s) {
   throw_invalid("--user: no user named '" + s + "'");
 }
 
+std::string site_autotune_conf() { return AUTOTUNE_SYSCONFDIR "/autotune.conf"; }
+std::string site_slurm_conf() { return AUTOTUNE_SYSCONFDIR "/slurm.conf"; }
+
 Caller init_caller() {
   Caller c;
   c.uid = getuid();
-  c.setuid = geteuid() != getuid();
+  c.setuid = geteuid() != getuid() || getegid() != getgid();
   c.user = user_name(c.uid);
   c.privileged = c.uid == 0 || c.uid == slurm_user_uid();
   if (c.setuid) {
-    // Keep only what chooses the configuration (checked later) and the locale.
+    // No core dump (or ptrace by the caller) of a process that holds SlurmUser's identity.
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    // Nothing of the caller's environment chooses a file: keep only the locale and the terminal
+    // (glibc ignores locale and zone paths in a setuid process), and point libslurm, which
+    // reads SLURM_CONF when it first needs its configuration, at the site's slurm.conf.
     std::vector<std::pair<std::string, std::string>> keep;
-    for (const char *k : {"SLURM_CONF", "AUTOTUNE_CONF", "LANG", "LC_ALL", "TZ", "TERM"})
+    for (const char *k : {"LANG", "LC_ALL", "TZ", "TERM"})
       if (const char *v = std::getenv(k)) keep.emplace_back(k, v);
-    clearenv();
+    if (clearenv() != 0) throw Error(Errc::permission, "cannot clear the environment");
     for (const auto &[k, v] : keep) setenv(k.c_str(), v.c_str(), 1);
     setenv("PATH", "/usr/bin:/bin", 1);
+    setenv("SLURM_CONF", site_slurm_conf().c_str(), 1);
     umask(077);
   }
   return c;
 }
 
+void drop_privileges(Caller &caller) {
+  if (!caller.setuid) return;
+  const uid_t uid = getuid(), euid = geteuid();
+  const gid_t gid = getgid();
+  auto fail = [](const std::string &what) {
+    throw Error(Errc::permission, "cannot drop SlurmUser's privileges (" + what + ")");
+  };
+  if (setresgid(gid, gid, gid) != 0) fail(std::string("setresgid: ") + std::strerror(errno));
+  if (setresuid(uid, uid, uid) != 0) fail(std::string("setresuid: ") + std::strerror(errno));
+  uid_t r, e, s;
+  gid_t rg, eg, sg;
+  if (getresuid(&r, &e, &s) != 0 || getresgid(&rg, &eg, &sg) != 0) fail("getresuid");
+  if (r != uid || e != uid || s != uid || rg != gid || eg != gid || sg != gid) fail("ids still differ");
+  if (uid != 0 && euid != uid && (seteuid(euid) == 0 || setuid(euid) == 0)) fail("SlurmUser's uid could be regained");
+  caller.setuid = false;
+}
+
+void enter_command(Caller &caller, Needs needs) {
+  if (needs == Needs::nothing) drop_privileges(caller);
+}
+
+namespace {
+
+// One component that must be trusted: owner root or SlurmUser, not writable by group or others
+// (a sticky directory may be: nobody can replace what others own in it).
+bool trusted_entry(const std::string &p, const struct stat &st, uid_t su, std::string *why) {
+  if (st.st_uid != 0 && st.st_uid != su) {
+    if (why)
+      *why = p + (S_ISLNK(st.st_mode) ? " is a link" : " is") + " owned by uid " + std::to_string(st.st_uid) +
+             ", not root or SlurmUser";
+    return false;
+  }
+  if (S_ISLNK(st.st_mode)) return true;  // a link's own mode bits mean nothing
+  const bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX);
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky_dir) {
+    if (why) *why = p + " is writable by group or others";
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> components(const std::string &path) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    if (slash > pos) out.push_back(path.substr(pos, slash - pos));
+    pos = slash + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 bool trusted_path(const std::string &path, std::string *why) {
+  if (path.empty() || path[0] != '/') {
+    if (why) *why = "'" + path + "' is not an absolute path";
+    return false;
+  }
   const uid_t su = slurm_user_uid();
-  std::string p = path;
-  while (!p.empty()) {
-    struct stat st;
+  struct stat st;
+  if (lstat("/", &st) != 0) {
+    if (why) *why = std::string("/: ") + std::strerror(errno);
+    return false;
+  }
+  if (!trusted_entry("/", st, su, why)) return false;
+  // `dir` is the resolved directory reached so far (no links in it, every component checked);
+  // `todo` the components still to walk, in reverse order.
+  std::string dir;  // "" stands for "/"
+  std::vector<std::string> todo = components(path);
+  std::reverse(todo.begin(), todo.end());
+  int links = 0;
+  while (!todo.empty()) {
+    const std::string name = todo.back();
+    todo.pop_back();
+    if (name == ".") continue;
+    if (name == "..") {
+      dir = dir.substr(0, dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
+      continue;
+    }
+    const std::string p = dir + "/" + name;
     if (lstat(p.c_str(), &st) != 0) {
       if (why) *why = p + ": " + std::strerror(errno);
       return false;
     }
+    if (!trusted_entry(p, st, su, why)) return false;
     if (S_ISLNK(st.st_mode)) {
+      if (++links > 40) {
+        if (why) *why = path + ": too many levels of symbolic links";
+        return false;
+      }
       char buf[4096];
       const ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
-      if (n < 0) {
+      if (n <= 0) {
         if (why) *why = p + ": unreadable link";
         return false;
       }
       buf[n] = 0;
-      std::string target = buf[0] == '/' ? std::string(buf) : p.substr(0, p.rfind('/') + 1) + buf;
-      if (st.st_uid != 0 && st.st_uid != su) {
-        if (why) *why = p + " is a link owned by uid " + std::to_string(st.st_uid);
-        return false;
-      }
-      return trusted_path(target, why);
+      std::vector<std::string> target = components(buf);
+      todo.insert(todo.end(), target.rbegin(), target.rend());
+      if (buf[0] == '/') dir.clear();
+      continue;
     }
-    if (st.st_uid != 0 && st.st_uid != su) {
-      if (why) *why = p + " is owned by uid " + std::to_string(st.st_uid) + ", not root or SlurmUser";
+    if (!todo.empty() && !S_ISDIR(st.st_mode)) {
+      if (why) *why = p + " is not a directory";
       return false;
     }
-    const bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX);
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky_dir) {
-      if (why) *why = p + " is writable by group or others";
-      return false;
-    }
-    if (p == "/") break;
-    const size_t slash = p.rfind('/');
-    p = slash == 0 ? "/" : p.substr(0, slash);
+    dir = p;
   }
   return true;
 }
 
 Conf load_conf(const Caller &caller) {
-  std::string path = Conf::default_path(true);
+  std::string path = caller.setuid ? site_autotune_conf() : Conf::default_path(true);
   if (path.empty() || path[0] != '/') {
     char cwd[4096];
     if (getcwd(cwd, sizeof cwd)) path = std::string(cwd) + "/" + path;
@@ -112,12 +197,33 @@ Conf load_conf(const Caller &caller) {
     if (errno == ENOENT) return Conf::defaults();
     throw_io(path, errno);
   }
-  if (caller.setuid) {
-    std::string why;
-    if (!trusted_path(path, &why))
-      throw Error(Errc::permission, path + ": not trusted while running setuid (" + why + ")");
+  if (!caller.setuid) return Conf::load(path);
+  std::string why;
+  if (!trusted_path(path, &why))
+    throw Error(Errc::permission, path + ": not trusted while running setuid (" + why + ")");
+  // access() asks with the real ids: what the caller may not read, an error does not show.
+  const std::string withheld = path + ": not a valid autotune.conf (the details are not shown, as " + caller.user +
+                               " may not read the file; run `autotune` as root or SlurmUser to see them)";
+  try {
+    return Conf::load(path);
+  } catch (const Error &e) {
+    if (access(path.c_str(), R_OK) == 0) throw;
+    throw Error(e.code(), withheld);
+  } catch (const std::exception &) {
+    if (access(path.c_str(), R_OK) == 0) throw;
+    throw Error(Errc::io, withheld);
   }
-  return Conf::load(path);
+}
+
+void require_site_slurm_conf(const Caller &caller) {
+  if (!caller.setuid) return;
+  const std::string path = site_slurm_conf();
+  std::string why;
+  if (!trusted_path(path, &why))
+    throw Error(Errc::permission, path + ": not trusted while running setuid (" + why +
+                                      "); a setuid autotune reads only this slurm.conf");
+  if (access(path.c_str(), R_OK) != 0)
+    throw Error(Errc::permission, path + ": not readable by " + caller.user + " (" + std::strerror(errno) + ")");
 }
 
 Store open_store(const Caller &caller, const Conf &conf, bool write, bool create) {

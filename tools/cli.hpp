@@ -3,10 +3,19 @@
 //
 // Privileges: `autotune` may be installed setuid to SlurmUser (make install does so when run as
 // root), so that users can read their own rows of a store they cannot open themselves.  When it
-// runs setuid, the environment is cleared, the configuration and the store are used only if
-// their files and directories are owned by root or SlurmUser and writable by nobody else, every
-// query is restricted to the caller's real uid, and files are written with the caller's own
-// privileges.
+// runs setuid:
+//  - the environment is cleared (no core dumps, umask 077), and no path is taken from it: the
+//    configuration is the site's, fixed when the build was configured (site_autotune_conf(),
+//    site_slurm_conf(); libslurm is pointed at the latter too);
+//  - the configuration and the store are used only if every component of their paths (symbolic
+//    links and their targets included) is owned by root or SlurmUser and writable by nobody else;
+//  - the dispatcher decides once per command what it keeps SlurmUser's identity for (Needs): a
+//    command that needs neither the store nor Slurm drops it for good before it parses its
+//    arguments, so every file it reads or writes is opened with the caller's own rights; the
+//    others open no file the caller names in-process (a plot is written by a child that has
+//    dropped privileges);
+//  - every query is restricted to the caller's real uid, and an error about a file the caller
+//    may not read does not show its content.
 #pragma once
 
 #include <sys/types.h>
@@ -24,15 +33,44 @@ struct Caller {
   uid_t uid = 0;          // real uid: whose classes these are
   std::string user;       // its name (or the number)
   bool privileged = false;  // root or SlurmUser: may see and change every class
-  bool setuid = false;      // running with an effective uid other than the real one
+  bool setuid = false;      // running with SlurmUser's effective ids (other than the real ones)
 };
 
-// Must be called first in main(): identifies the caller and, when setuid, clears the environment.
+// What a command keeps SlurmUser's identity for; the dispatcher applies it (enter_command) before
+// the command sees its arguments.
+enum class Needs {
+  nothing,  // privileges are dropped for good: the command runs as the caller (replay)
+  store,    // the store, which only SlurmUser may open (status, show, ...)
+  slurm,    // SlurmUser's credential towards slurmctld (annotate)
+};
+
+// Must be called first in main(): identifies the caller and, when setuid, clears the environment
+// (pointing libslurm at site_slurm_conf()), sets umask 077 and forbids core dumps.
 Caller init_caller();
 
-// The configuration: $AUTOTUNE_CONF, else autotune.conf beside $SLURM_CONF, else the built-in
-// path; a missing file means the defaults.  When setuid, the file must be trusted (see above).
+// Applies `needs` to `caller` before a command runs: for Needs::nothing, drop_privileges().
+void enter_command(Caller &caller, Needs needs);
+
+// Drops SlurmUser's identity for good (real, effective and saved uid and gid become the caller's)
+// and verifies that it cannot be regained; afterwards caller.setuid is false.  Throws
+// Error(permission) when that fails.  A no-op when not setuid.
+void drop_privileges(Caller &caller);
+
+// The configuration files of a setuid run, fixed when the build was configured: autotune.conf and
+// slurm.conf in the configure-time sysconfdir.
+std::string site_autotune_conf();
+std::string site_slurm_conf();
+
+// The configuration: when setuid, site_autotune_conf() only; otherwise $AUTOTUNE_CONF, else
+// autotune.conf beside $SLURM_CONF, else the built-in path.  A missing file means the defaults.
+// When setuid the file must be trusted (see above), and when the caller may not read it, an error
+// in it is reported without its content.
 Conf load_conf(const Caller &caller);
+
+// When setuid: throws Error(permission) unless site_slurm_conf() is trusted and readable by the
+// caller (the only slurm.conf libslurm then reads).  Call before the first libslurm call that
+// reads slurm.conf.
+void require_site_slurm_conf(const Caller &caller);
 
 // The store of `conf`.  `write` opens it read-write (creating it only when `create`).
 Store open_store(const Caller &caller, const Conf &conf, bool write, bool create = false);
@@ -68,7 +106,10 @@ std::string num(double v, int digits = 4);
 // "2026-11-29 18:40:55" in local time.
 std::string timestamp(double unix_seconds);
 
-// Is `path` (and every directory above it) owned by root or SlurmUser and not writable by others?
+// Is every component of the absolute `path` owned by root or SlurmUser and not writable by group
+// or others (a directory with the sticky bit may be)?  Symbolic links are followed component by
+// component: the link itself must be owned by root or SlurmUser, and its target is checked the
+// same way from its own first component.  On false, `why` says which component failed.
 bool trusted_path(const std::string &path, std::string *why);
 
 // The SlurmUser this build was configured for (--with-slurm-user).

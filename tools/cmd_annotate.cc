@@ -5,10 +5,11 @@
 // only), and autotune-run runs as the job's user.  `autotune` is installed setuid to SlurmUser, so
 // this command may update it, and therefore trusts nothing the caller says about the job:
 //  - whose job it is, its state, node count and node list, and that it tunes inside its
-//    allocation come from slurmctld's own record of the job (slurm_load_job), reached through a
-//    slurm.conf that is itself trusted (owned by root or SlurmUser, writable by nobody else) --
-//    a caller's own slurm.conf could point at a controller of theirs and be handed a credential
-//    minted with SlurmUser's identity;
+//    allocation come from slurmctld's own record of the job (slurm_load_job), reached through the
+//    site's slurm.conf only (fixed when the build was configured, trusted: owned by root or
+//    SlurmUser, writable by nobody else; $SLURM_CONF is not the caller's to choose) -- a
+//    slurm.conf of the caller's choosing could point at a controller of theirs and be handed a
+//    credential minted with SlurmUser's identity;
 //  - only the job's owner (or root / SlurmUser) may annotate it, only while it runs, and only a
 //    job whose AdminComment job_submit/autotune marked `mode=steps`;
 //  - the text is composed here from that record and from arguments that are each validated (a
@@ -118,14 +119,9 @@ int cmd_annotate(const Caller &caller, int argc, char **argv) {
       throw_invalid("--released: '" + released + "' is not a Slurm host list (1-256 characters of A-Z a-z 0-9 . _ - [ ] ,)");
   }
 
-  // Slurm is reached with SlurmUser's identity: only through a slurm.conf the site owns.
-  if (caller.setuid) {
-    if (const char *sc = std::getenv("SLURM_CONF")) {
-      std::string why;
-      if (!trusted_path(sc, &why))
-        throw Error(Errc::permission, std::string(sc) + ": not trusted while running setuid (" + why + ")");
-    }
-  }
+  // Slurm is reached with SlurmUser's identity: only through the site's slurm.conf (init_caller
+  // pointed libslurm at it; nothing of the caller's environment chooses it).
+  require_site_slurm_conf(caller);
   const Job job = load(job_id);
   if (job.uid != caller.uid && !caller.privileged)
     throw Error(Errc::permission, "job " + std::to_string(job_id) + " belongs to " + user_name(job.uid) + ", not " +

@@ -1,5 +1,7 @@
 // autotune replay: the offline benchmark of the tuning engine on a table of measured
-// configurations (see engine/include/autotune/replay.hpp for the table format).
+// configurations (see engine/include/autotune/replay.hpp for the table format).  It needs nothing
+// of SlurmUser (Needs::nothing): when `autotune` is setuid, the dispatcher has dropped those
+// privileges for good before this runs, so the table is read with the caller's own rights.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

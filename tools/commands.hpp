@@ -1,5 +1,7 @@
 // The commands of `autotune`; each parses its own arguments (argv[0] is the command name) and
-// returns the exit status.  Errors are thrown as autotune::Error; main() prints them.
+// returns the exit status.  Errors are thrown as autotune::Error; main() prints them.  What a
+// command keeps SlurmUser's identity for is part of its entry (`needs`): main() applies it
+// (enter_command) before the command runs, so no command decides that for itself.
 #pragma once
 
 #include "cli.hpp"
@@ -9,6 +11,7 @@ namespace autotune::cli {
 struct Command {
   const char *name;
   const char *summary;
+  Needs needs;
   int (*run)(const Caller &caller, int argc, char **argv);
 };
 

@@ -13,8 +13,17 @@ tools_autotune_SOURCES = \
 	tools/explain.cc tools/explain.hpp \
 	tools/slurm_job.cc tools/slurm_job.hpp \
 	tools/views.cc tools/views.hpp
-tools_autotune_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(SQLITE_CFLAGS) $(EIGEN_CFLAGS)
+# When setuid, autotune reads autotune.conf and slurm.conf from the configure-time sysconfdir only.
+tools_autotune_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(SQLITE_CFLAGS) $(EIGEN_CFLAGS) \
+	-DAUTOTUNE_SYSCONFDIR='"$(sysconfdir)"'
 tools_autotune_LDADD = $(AT_ALL) $(SLURM_LIBS)
+
+# The setuid rules of tools/cli.cc: trusted paths (symbolic links included), dropping privileges.
+check_PROGRAMS += tests/unit/cli_test
+tests_unit_cli_test_SOURCES = tests/unit/cli_test.cc tools/cli.cc tools/args.cc
+tests_unit_cli_test_CPPFLAGS = $(tools_autotune_CPPFLAGS) -I$(top_srcdir)/tools $(GTEST_CFLAGS)
+tests_unit_cli_test_LDADD = $(AT_ALL) $(GTEST_LIBS)
+TESTS += tests/unit/cli_test
 
 # The dispatcher and replay's handling of bad input, as a user runs them.
 TESTS += tests/unit/replay_cli.sh

@@ -1,0 +1,202 @@
+// The setuid rules of `autotune` (tools/cli.cc): which paths are trusted, symbolic links
+// included; what a setuid start keeps of the environment; dropping SlurmUser's identity.
+// Trust means "owned by root or SlurmUser", so most cases need to run as root (or SlurmUser) and
+// are skipped otherwise; the setuid cases fork a child that takes a real uid other than its
+// effective one, as a setuid start does.
+#include "cli.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace autotune::cli {
+namespace {
+
+bool can_own() { return geteuid() == 0 || geteuid() == slurm_user_uid(); }
+
+class TrustedPath : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!can_own()) GTEST_SKIP() << "needs root or SlurmUser (files must be owned by them)";
+    char tmpl[] = "/tmp/cli_test.XXXXXX";  // /tmp: root-owned and sticky, like a site's
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) (void)std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+  std::string mkdir_mode(const std::string &name, mode_t mode) {
+    const std::string p = dir_ + "/" + name;
+    EXPECT_EQ(::mkdir(p.c_str(), 0700), 0) << p;
+    EXPECT_EQ(chmod(p.c_str(), mode), 0) << p;
+    return p;
+  }
+  std::string file(const std::string &name, mode_t mode = 0644) {
+    const std::string p = dir_ + "/" + name;
+    std::ofstream(p) << "StateDir=/nonexistent\n";
+    EXPECT_EQ(chmod(p.c_str(), mode), 0) << p;
+    return p;
+  }
+  std::string link(const std::string &target, const std::string &name) {
+    const std::string p = dir_ + "/" + name;
+    EXPECT_EQ(symlink(target.c_str(), p.c_str()), 0) << p;
+    return p;
+  }
+  std::string dir_;
+};
+
+TEST_F(TrustedPath, PlainFilesAndDirectories) {
+  std::string why;
+  EXPECT_TRUE(trusted_path(file("a.conf"), &why)) << why;
+  mkdir_mode("etc", 0755);
+  EXPECT_TRUE(trusted_path(file("etc/b.conf"), &why)) << why;
+  EXPECT_TRUE(trusted_path(dir_ + "/etc/./../etc/b.conf", &why)) << why;
+  EXPECT_TRUE(trusted_path(dir_ + "//etc//", &why)) << why;
+}
+
+TEST_F(TrustedPath, WritableByOthersIsNotTrusted) {
+  std::string why;
+  EXPECT_FALSE(trusted_path(file("g.conf", 0664), &why));
+  EXPECT_NE(why.find("g.conf is writable by group or others"), std::string::npos) << why;
+  mkdir_mode("open", 0777);
+  EXPECT_FALSE(trusted_path(file("open/x.conf"), &why));
+  EXPECT_NE(why.find("/open is writable by group or others"), std::string::npos) << why;
+  // A sticky directory (like /tmp) may be writable by others: nobody replaces what root owns.
+  mkdir_mode("sticky", 01777);
+  EXPECT_TRUE(trusted_path(file("sticky/y.conf"), &why)) << why;
+}
+
+TEST_F(TrustedPath, MissingRelativeAndNotADirectory) {
+  std::string why;
+  EXPECT_FALSE(trusted_path(dir_ + "/none.conf", &why));
+  EXPECT_NE(why.find("none.conf: No such file or directory"), std::string::npos) << why;
+  EXPECT_FALSE(trusted_path("etc/slurm.conf", &why));
+  EXPECT_NE(why.find("not an absolute path"), std::string::npos) << why;
+  file("f");
+  EXPECT_FALSE(trusted_path(dir_ + "/f/slurm.conf", &why));
+  EXPECT_NE(why.find("/f is not a directory"), std::string::npos) << why;
+}
+
+TEST_F(TrustedPath, LinksToTrustedTargetsAreFollowed) {
+  std::string why;
+  mkdir_mode("etc", 0755);
+  const std::string target = file("etc/slurm.conf");
+  EXPECT_TRUE(trusted_path(link(target, "abs.conf"), &why)) << why;
+  EXPECT_TRUE(trusted_path(link("etc/slurm.conf", "rel.conf"), &why)) << why;
+  mkdir_mode("other", 0755);
+  EXPECT_TRUE(trusted_path(link("../etc/slurm.conf", "other/up.conf"), &why)) << why;
+  // A linked directory in the middle of the path.
+  link(dir_ + "/etc", "etc-link");
+  EXPECT_TRUE(trusted_path(dir_ + "/etc-link/slurm.conf", &why)) << why;
+  // A chain of links.
+  link(dir_ + "/abs.conf", "chain.conf");
+  EXPECT_TRUE(trusted_path(dir_ + "/chain.conf", &why)) << why;
+}
+
+// The directories above a link count: a root-owned link in a directory others may write can be
+// replaced by them at any time, whatever it points to now.
+TEST_F(TrustedPath, TheDirectoriesAboveALinkAreChecked) {
+  std::string why;
+  mkdir_mode("etc", 0755);
+  file("etc/slurm.conf");
+  mkdir_mode("open", 0777);
+  link(dir_ + "/etc", "open/etc");                 // a directory link inside the open directory
+  link(dir_ + "/etc/slurm.conf", "open/s.conf");   // a file link inside it
+  EXPECT_FALSE(trusted_path(dir_ + "/open/etc/slurm.conf", &why));
+  EXPECT_NE(why.find("/open is writable by group or others"), std::string::npos) << why;
+  EXPECT_FALSE(trusted_path(dir_ + "/open/s.conf", &why));
+  EXPECT_NE(why.find("/open is writable by group or others"), std::string::npos) << why;
+}
+
+TEST_F(TrustedPath, TheTargetOfALinkIsChecked) {
+  std::string why;
+  mkdir_mode("open", 0777);
+  const std::string target = file("open/slurm.conf");
+  EXPECT_FALSE(trusted_path(link(target, "to-open.conf"), &why));
+  EXPECT_NE(why.find("/open is writable by group or others"), std::string::npos) << why;
+  EXPECT_FALSE(trusted_path(link(file("g.conf", 0666), "to-g.conf"), &why));
+  EXPECT_NE(why.find("g.conf is writable by group or others"), std::string::npos) << why;
+}
+
+TEST_F(TrustedPath, LinksOwnedByOthersAndLoops) {
+  std::string why;
+  const std::string l = link(file("t.conf"), "nobody.conf");
+  ASSERT_EQ(lchown(l.c_str(), 65534, 65534), 0);
+  EXPECT_FALSE(trusted_path(l, &why));
+  EXPECT_NE(why.find("nobody.conf is a link owned by uid 65534"), std::string::npos) << why;
+  link(dir_ + "/loop-b", "loop-a");
+  link(dir_ + "/loop-a", "loop-b");
+  EXPECT_FALSE(trusted_path(dir_ + "/loop-a", &why));
+  EXPECT_NE(why.find("too many levels of symbolic links"), std::string::npos) << why;
+}
+
+// Runs `body` in a child whose real uid is `uid` and effective uid root: a setuid-root start.
+// Returns the child's exit status (0 = every check in it held).
+int as_setuid_child(uid_t uid, int (*body)()) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (setresuid(uid, 0, 0) != 0) _exit(90);
+    _exit(body());
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+TEST(SetuidStart, TheEnvironmentChoosesNoFile) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  setenv("AUTOTUNE_CONF", "/tmp/mine.conf", 1);
+  setenv("SLURM_CONF", "/tmp/my-slurm.conf", 1);
+  setenv("LD_PRELOAD", "/tmp/x.so", 1);
+  const int rc = as_setuid_child(65534, [] {
+    const Caller c = init_caller();
+    if (!c.setuid || c.uid != 65534 || c.privileged) return 1;
+    if (std::getenv("AUTOTUNE_CONF") || std::getenv("LD_PRELOAD")) return 2;
+    const char *sc = std::getenv("SLURM_CONF");
+    if (!sc || site_slurm_conf() != sc) return 3;
+    if (site_slurm_conf().rfind(AUTOTUNE_SYSCONFDIR "/", 0) != 0) return 4;
+    const mode_t old = umask(0);
+    if (old != 077) return 5;
+    return 0;
+  });
+  unsetenv("AUTOTUNE_CONF");
+  unsetenv("SLURM_CONF");
+  unsetenv("LD_PRELOAD");
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(SetuidStart, DroppingPrivilegesIsForGood) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  const int rc = as_setuid_child(65534, [] {
+    Caller c = init_caller();
+    if (!c.setuid) return 1;
+    enter_command(c, Needs::store);  // keeps SlurmUser's identity
+    if (geteuid() != 0 || !c.setuid) return 2;
+    enter_command(c, Needs::nothing);
+    if (c.setuid) return 3;
+    uid_t r, e, s;
+    if (getresuid(&r, &e, &s) != 0 || r != 65534 || e != 65534 || s != 65534) return 4;
+    if (seteuid(0) == 0 || setuid(0) == 0) return 5;
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(SetuidStart, NotSetuidIsLeftAlone) {
+  const uid_t euid = geteuid();
+  Caller c;
+  c.uid = getuid();
+  drop_privileges(c);
+  enter_command(c, Needs::nothing);
+  EXPECT_EQ(geteuid(), euid);
+  EXPECT_FALSE(c.setuid);
+}
+
+}  // namespace
+}  // namespace autotune::cli
