@@ -127,17 +127,22 @@ ObjectRecord decode_record(std::string_view text, const std::string &what) {
         if (!safe_file_name(f[6])) P.fail("bad file name");
         p.file = std::string(f[6]);
       } else if (f[5] == "pmem") {
+        // Sums that would wrap around 2^64 are refused: the extents' total, the piece's length
+        // rounded up to pages, and each extent's end (the store compares it with the pool's size).
+        if (p.length > ~std::uint64_t{0} - (kTierPage - 1)) P.fail("extents do not span the piece");
+        const std::uint64_t want = (p.length + kTierPage - 1) / kTierPage * kTierPage;
         std::uint64_t span = 0;
         for (auto e : split(f[6], ',')) {
           const size_t plus = e.find('+');
           if (plus == std::string_view::npos) P.fail("bad extent");
           Extent x{P.u64(e.substr(0, plus)), P.u64(e.substr(plus + 1))};
           if (x.len == 0 || x.off % kTierPage || x.len % kTierPage) P.fail("unaligned extent");
+          if (x.len > ~std::uint64_t{0} - x.off) P.fail("an extent ends beyond 2^64");
+          if (x.len > want - span) P.fail("extents do not span the piece");
           span += x.len;
           p.extents.push_back(x);
         }
-        if (span != (p.length + kTierPage - 1) / kTierPage * kTierPage)
-          P.fail("extents do not span the piece");
+        if (span != want) P.fail("extents do not span the piece");
       } else {
         P.fail("bad piece location");
       }
@@ -154,7 +159,8 @@ ObjectRecord decode_record(std::string_view text, const std::string &what) {
   }
   std::uint64_t at = 0;
   for (const PieceRecord &p : r.pieces) {
-    if (p.offset != at || p.length == 0) P.fail("pieces do not cover the object");
+    // at <= size throughout, so a sum that would wrap around 2^64 is refused.
+    if (p.offset != at || p.length == 0 || p.length > r.size - at) P.fail("pieces do not cover the object");
     at += p.length;
   }
   if (at != r.size) P.fail("pieces do not cover the object");

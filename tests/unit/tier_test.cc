@@ -18,6 +18,7 @@
 #include "autotune/tier.hpp"
 #include "tier/fs.hpp"
 #include "tier/placement.hpp"
+#include "tier/record.hpp"
 
 using namespace autotune;
 
@@ -177,6 +178,56 @@ TEST(TierKey, ValidationRejectsTraversal) {
     EXPECT_EQ(code_of([&] { validate_tier_key(bad); }, &msg), Errc::invalid_argument) << bad;
     EXPECT_NE(msg.find("allowed:"), std::string::npos) << msg;
   }
+}
+
+// ---- object records --------------------------------------------------------------------------
+
+// Pieces whose 64-bit sum wraps around must not pass for a cover of [0, size): 0+(2^64-1) and
+// (2^64-1)+2 "end" at 1 (a record the fuzzer built, tests/fuzz/record/crash-piece-wraps-around).
+TEST(TierRecord, PiecesThatWrapAroundAreCorrupt) {
+  ObjectRecord r;
+  r.key = "a";
+  r.id = "x-1";
+  r.size = 1;
+  PieceRecord p;
+  p.tier = "d";
+  p.file = "f1";
+  p.length = ~0ull;
+  r.pieces.push_back(p);
+  p.file = "f2";
+  p.offset = ~0ull;
+  p.length = 2;
+  r.pieces.push_back(p);
+  std::string msg;
+  EXPECT_EQ(code_of([&] { decode_record(encode_record(r), "objects/a"); }, &msg), Errc::corrupt);
+  EXPECT_NE(msg.find("pieces do not cover the object"), std::string::npos) << msg;
+  r.size = 3;  // a piece longer than the object
+  r.pieces.pop_back();
+  EXPECT_EQ(code_of([&] { decode_record(encode_record(r), "objects/a"); }, &msg), Errc::corrupt);
+  r.pieces[0].length = 3;
+  EXPECT_EQ(decode_record(encode_record(r), "objects/a").pieces.size(), 1u);
+}
+
+// Extents of a pmem piece whose total or whose end wraps around 2^64 (tests/fuzz/record/
+// crash-extents-wrap-around, crash-extent-end-wraps-around): the store would read outside its pool.
+TEST(TierRecord, ExtentsThatWrapAroundAreCorrupt) {
+  ObjectRecord r;
+  r.key = "a";
+  r.id = "x-1";
+  r.size = 4096;
+  PieceRecord p;
+  p.tier = "pm";
+  p.length = 4096;
+  p.extents = {{0, 4096}, {0, ~0ull - 4095}, {0, 4096}};  // 4096 + (2^64 - 4096) + 4096
+  r.pieces.push_back(p);
+  std::string msg;
+  EXPECT_EQ(code_of([&] { decode_record(encode_record(r), "objects/a"); }, &msg), Errc::corrupt);
+  EXPECT_NE(msg.find("extents do not span the piece"), std::string::npos) << msg;
+  r.pieces[0].extents = {{~0ull - 4095, 4096}};  // the last page below 2^64: its end is 2^64
+  EXPECT_EQ(code_of([&] { decode_record(encode_record(r), "objects/a"); }, &msg), Errc::corrupt);
+  EXPECT_NE(msg.find("beyond 2^64"), std::string::npos) << msg;
+  r.pieces[0].extents = {{8192, 4096}};
+  EXPECT_EQ(decode_record(encode_record(r), "objects/a").pieces[0].extents[0].off, 8192u);
 }
 
 // ---- placement (pure) ------------------------------------------------------------------------
