@@ -1,0 +1,16 @@
+// The result files a job leaves for ingest (untrusted: written by the job's user):
+// parse_result() for StateDir/incoming/<job>.json and <job>.<n>.json (autotune-run/1, wrapping
+// libssp's autotune-result/1), parse_search_summary() for <job>.search.json.  read_result_file()
+// and read_search_file() check the file (owner, size, type) and call these on its text.
+#include "autotune/result.hpp"
+#include "fuzz.hpp"
+
+using namespace autotune;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+  if (size > kMaxResultBytes) return -1;  // read_*_file() refuses larger files before parsing
+  const std::string_view text = fuzz::as_text(data, size);
+  fuzz::refused([&] { (void)parse_result(text); });
+  fuzz::refused([&] { (void)parse_search_summary(text); });
+  return 0;
+}
