@@ -25,7 +25,17 @@ tier_libautotune_tier_la_SOURCES = \
 	tier/pmem_map.hpp \
 	tier/record.cc \
 	tier/record.hpp \
-	tier/store.cc
+	tier/store.cc \
+	tier/store_bandwidth.cc \
+	tier/store_demote.cc \
+	tier/store_impl.hpp \
+	tier/store_list.cc \
+	tier/store_open.cc \
+	tier/store_pieces.cc \
+	tier/store_read.cc \
+	tier/store_scan.cc \
+	tier/store_space.cc \
+	tier/store_write.cc
 tier_libautotune_tier_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(PMEM2_CFLAGS) $(XXHASH_CFLAGS) $(HWLOC_CFLAGS)
 tier_libautotune_tier_la_LIBADD = $(PMEM2_LIBS) $(XXHASH_LIBS) $(HWLOC_LIBS) $(PTHREAD_LIBS)
 
