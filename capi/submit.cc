@@ -269,16 +269,12 @@ ClassSettings settings_from(const at_submit_request *req, const Conf &conf, Spac
   const EngineConf &e = conf.engine;
   s.gamma = e.default_gamma;
   s.budget = static_cast<int>(e.default_budget);
-  s.mode = conf.tuner.default_mode;
+  s.mode = parse_class_mode("DefaultMode", conf.tuner.default_mode);
   s.probe_batches = conf.tuner.default_probe_batches;
   if (const char *v = env_get(req, "AUTOTUNE_GAMMA")) s.gamma = parse_gamma("--autotune-gamma", v);
   if (const char *v = env_get(req, "AUTOTUNE_BUDGET"))
     s.budget = static_cast<int>(parse_int("--autotune-budget", v, 1, static_cast<long long>(e.max_budget)));
-  if (const char *v = env_get(req, "AUTOTUNE_MODE")) {
-    if (std::strcmp(v, "jobs") != 0 && std::strcmp(v, "steps") != 0)
-      throw_invalid(std::string("--autotune-mode: '") + v + "' is not one of: jobs, steps");
-    s.mode = v;
-  }
+  if (const char *v = env_get(req, "AUTOTUNE_MODE")) s.mode = parse_class_mode("--autotune-mode", v);
   if (const char *v = env_get(req, "AUTOTUNE_PROBE_BATCHES"))
     s.probe_batches = static_cast<int>(parse_int("--autotune-probe-batches", v, 1, conf.tuner.max_probe_batches));
   if (const char *v = env_get(req, "AUTOTUNE_SPACE")) {
@@ -363,7 +359,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   // the first one's measurement would count: while a class tunes across jobs, an array is refused
   // (once it converged, every task runs the best configuration and re-measures it).
   if (req->is_array && writable &&
-      (c ? c->state == ClassState::tuning && c->settings.mode == "jobs" : wanted.mode == "jobs"))
+      (c ? c->state == ClassState::tuning && c->settings.mode == ClassMode::jobs : wanted.mode == ClassMode::jobs))
     throw_invalid("--autotune: class " + name + (c ? " is still tuning" : " is new") +
                   ": every task of a job array would run the same trial, so arrays are refused until the "
                   "class has converged; submit the tasks as separate jobs, or use --autotune-mode=steps");
@@ -383,7 +379,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     c = store.find_class_by_id(c->id);
   }
   add_env(out, "AUTOTUNE_CLASS=" + name);
-  add_env(out, "AUTOTUNE_MODE=" + c->settings.mode);
+  add_env(out, std::string("AUTOTUNE_MODE=") + to_string(c->settings.mode));
   add_env(out, "AUTOTUNE_PROBE_BATCHES=" + std::to_string(c->settings.probe_batches));
   add_env(out, "AUTOTUNE_INCOMING=" + conf.core.state_dir + "/incoming");
   std::string comment = comment_prefix(*c);
@@ -413,7 +409,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     if (const std::string why = over_limits(*out); !why.empty()) keep_within(store, *c, job_limits(), best->config, why, prefix, out);
     return;
   }
-  if (c->settings.mode == "steps") {
+  if (c->settings.mode == ClassMode::steps) {
     // The job tunes itself inside its allocation (autotune-run): its request stays as submitted.
     copy(out->admin_comment, sizeof out->admin_comment, comment + " mode=steps: tunes inside its allocation");
     return;

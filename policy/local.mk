@@ -1,13 +1,18 @@
-# policy/: what the project decides for a class: the tuner (decide, refit, convergence,
-# hysteresis, drift), class settings and Slurm's limits, the per-role adjuster, and the
-# in-allocation search of steps mode.  It proposes through a ProposeFn its caller gives it
+# policy/: what the project decides for a class: the tuner (tuner.hpp: decide, refit,
+# convergence, hysteresis, drift), the class's settings (class_extra.hpp), Slurm's partition and
+# accounting limits (limits.hpp), the per-role adjuster (adjust.hpp), and the in-allocation
+# search of steps mode (steps.hpp).  It proposes through a ProposeFn its caller gives it
 # (engine/design.hpp), so it links the model only where the caller does.
 noinst_LTLIBRARIES += policy/libautotune_policy.la
 policy_libautotune_policy_la_SOURCES = \
 	policy/include/autotune/adjust.hpp \
+	policy/include/autotune/class_extra.hpp \
+	policy/include/autotune/limits.hpp \
 	policy/include/autotune/steps.hpp \
 	policy/include/autotune/tuner.hpp \
 	policy/adjust.cc \
+	policy/class_extra.cc \
+	policy/limits.cc \
 	policy/steps.cc \
 	policy/tuner.cc
 policy_libautotune_policy_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
@@ -15,6 +20,7 @@ policy_libautotune_policy_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_
 # Unit tests of the policy (make check).
 check_PROGRAMS += tests/unit/policy_test
 tests_unit_policy_test_SOURCES = \
+	tests/unit/class_extra_test.cc \
 	tests/unit/limits_test.cc \
 	tests/unit/tuner_test.cc
 tests_unit_policy_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) $(GTEST_CFLAGS)

@@ -6,15 +6,12 @@
 #include <ctime>
 #include <map>
 
-#include <nlohmann/json.hpp>
-
+#include "autotune/class_extra.hpp"
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
 #include "autotune/units.hpp"
 
 namespace autotune {
-
-using nlohmann::json;
 
 std::string Allocation::describe() const {
   std::string s = std::to_string(nodes) + (nodes == 1 ? " node x " : " nodes x ") +
@@ -64,23 +61,15 @@ AllocationSearch::AllocationSearch(const ClassRecord &cls, std::vector<TrialReco
     : alloc_(a), propose_(propose), local_(cls), trials_(std::move(history)) {
   if (a.nodes < 1 || a.cpus_per_node < 1 || a.mem_per_node_mb < 1 || a.gpus_per_node < 0)
     throw_invalid("allocation: " + a.describe() + " is not a usable allocation");
-  json x;
-  try {
-    x = json::parse(cls.settings.extra);
-  } catch (const std::exception &e) {
-    throw Error(Errc::corrupt,
-                "class " + cls.name + ": its settings are damaged (" + e.what() + ")");
-  }
-  if (!x.is_object())
-    throw Error(Errc::corrupt, "class " + cls.name + ": its settings are not a JSON object");
-  x["inventory"] = json::array({{{"name", "allocation"},
-                                 {"count", a.nodes},
-                                 {"cpus", a.cpus_per_node},
-                                 {"mem_mb", a.mem_per_node_mb},
-                                 {"gpus", a.gpus_per_node},
-                                 {"features", json::array()},
-                                 {"billing_weight", 1.0}}});
-  local_.settings.extra = x.dump();
+  ClassExtra x = class_extra(cls);
+  NodeType node;
+  node.name = "allocation";
+  node.count = a.nodes;
+  node.cpus = a.cpus_per_node;
+  node.mem_mb = a.mem_per_node_mb;
+  node.gpus = a.gpus_per_node;
+  x.inventory.types = {node};
+  local_.settings.extra = format_class_extra(x);
   // This search decides on its own; the class's own state and incumbent are the tuner's.
   local_.state = ClassState::tuning;
   local_.state_reason.clear();
@@ -98,7 +87,7 @@ AllocationSearch::AllocationSearch(const ClassRecord &cls, std::vector<TrialReco
     next_id_ = std::max(next_id_, t.id + 1);
     next_seq_ = std::max(next_seq_, t.seq + 1);
     latest = std::max({latest, t.created, t.ended.value_or(0)});
-    if (t.seq >= problem_.epoch_start &&
+    if (t.seq >= problem_.settings.epoch_start &&
         (t.status == TrialStatus::done || t.status == TrialStatus::failed ||
          t.status == TrialStatus::timeout) &&
         problem_.index_of(t.config))
@@ -125,7 +114,7 @@ bool AllocationSearch::is_candidate(const Configuration &c) const {
 bool AllocationSearch::tried(const Configuration &c) const {
   const std::string s = c.format();
   for (const TrialRecord &t : trials_)
-    if (t.config == s && t.seq >= problem_.epoch_start &&
+    if (t.config == s && t.seq >= problem_.settings.epoch_start &&
         (t.status == TrialStatus::done || t.status == TrialStatus::failed ||
          t.status == TrialStatus::timeout))
       return true;
@@ -149,8 +138,8 @@ AllocationSearch::Next AllocationSearch::next() {
   n.config = Configuration::parse(r.config, "proposal");
   // The engine's first proposals while it has fewer than initial_trials observations are its
   // initial design (it labels a queue by its later entries).
-  const bool initial = used_before_ + recorded_ < problem_.initial_trials;
-  n.origin = initial ? "initial" : "model";
+  const bool initial = used_before_ + recorded_ < problem_.settings.initial_trials;
+  n.origin = initial ? TrialOrigin::initial : TrialOrigin::model;
   n.reason = initial ? "initial design (spread over the space)" : r.reason;
   if (!initial && r.predicted) {
     n.reason += " (predicted score " + format_double(std::round(*r.predicted * 1000) / 1000);
@@ -200,7 +189,7 @@ std::vector<AllocationSearch::Best> AllocationSearch::ranked() const {
   };
   std::map<std::string, Acc> acc;
   for (const TrialRecord &t : trials_) {
-    if (t.status != TrialStatus::done || !score_of.count(t.id) || t.seq < problem_.epoch_start)
+    if (t.status != TrialStatus::done || !score_of.count(t.id) || t.seq < problem_.settings.epoch_start)
       continue;
     if (!problem_.index_of(t.config)) continue;
     Acc &a = acc[t.config];

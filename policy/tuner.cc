@@ -6,8 +6,6 @@
 #include <map>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "autotune/candidates.hpp"
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
@@ -16,8 +14,6 @@
 #include "autotune/units.hpp"
 
 namespace autotune {
-
-using nlohmann::json;
 
 // ---- billing ---------------------------------------------------------------------------------
 
@@ -74,151 +70,36 @@ std::optional<std::size_t> ClassProblem::index_of(const std::string &config) con
   return std::nullopt;
 }
 
-bool PartitionLimits::any() const {
-  return min_nodes > 0 || max_nodes > 0 || max_cpus_per_node > 0 || max_mem_per_node_mb > 0 || max_mem_per_cpu_mb > 0;
-}
-
-std::string PartitionLimits::describe() const {
-  std::string out;
-  auto add = [&](const std::string &kv) { out += (out.empty() ? "" : ", ") + kv; };
-  if (min_nodes > 0) add("MinNodes=" + std::to_string(min_nodes));
-  if (max_nodes > 0) add("MaxNodes=" + std::to_string(max_nodes));
-  if (max_cpus_per_node > 0) add("MaxCPUsPerNode=" + std::to_string(max_cpus_per_node));
-  if (max_mem_per_node_mb > 0) add("MaxMemPerNode=" + std::to_string(max_mem_per_node_mb));
-  if (max_mem_per_cpu_mb > 0) add("MaxMemPerCPU=" + std::to_string(max_mem_per_cpu_mb));
-  return out;
-}
-
-// How a class's settings keep them (every key optional).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AccountingLimits, max_nodes, max_cpus, max_mem_mb, max_gpus,
-                                                max_cpus_per_node, max_mem_per_node_mb, max_gpus_per_node,
-                                                min_nodes, min_cpus, min_mem_mb, text)
-
-bool AccountingLimits::any() const {
-  return max_nodes || max_cpus || max_mem_mb || max_gpus || max_cpus_per_node || max_mem_per_node_mb ||
-         max_gpus_per_node || min_nodes || min_cpus || min_mem_mb;
-}
-
-std::string AccountingLimits::violation(const SlurmRequest &r) const {
-  const std::uint64_t nodes = static_cast<std::uint64_t>(r.nodes);
-  const std::uint64_t cpus = static_cast<std::uint64_t>(r.ntasks) * static_cast<std::uint64_t>(r.cpus_per_task);
-  const std::uint64_t mem = cpus * r.mem_per_cpu_mb;  // Slurm's memory TRES of a --mem-per-cpu job
-  const std::uint64_t gpus = static_cast<std::uint64_t>(r.ntasks) * static_cast<std::uint64_t>(r.gpus_per_task);
-  const std::uint64_t per_node_tasks = static_cast<std::uint64_t>(r.max_tasks_per_node());
-  struct Bound {
-    std::uint64_t asked, limit;
-    bool at_least;
-    const char *what;
-  };
-  const Bound bounds[] = {
-      {nodes, max_nodes, false, "nodes"},
-      {cpus, max_cpus, false, "CPUs"},
-      {mem, max_mem_mb, false, "MB of memory"},
-      {gpus, max_gpus, false, "GPUs"},
-      {static_cast<std::uint64_t>(r.cpus_per_node()), max_cpus_per_node, false, "CPUs per node"},
-      {r.mem_per_node_mb(), max_mem_per_node_mb, false, "MB of memory per node"},
-      {static_cast<std::uint64_t>(r.gpus_per_task) * per_node_tasks, max_gpus_per_node, false, "GPUs per node"},
-      {nodes, min_nodes, true, "nodes"},
-      {cpus, min_cpus, true, "CPUs"},
-      {mem, min_mem_mb, true, "MB of memory"},
-  };
-  for (const Bound &b : bounds) {
-    if (b.limit == 0 || (b.at_least ? b.asked >= b.limit : b.asked <= b.limit)) continue;
-    return "asks for " + std::to_string(b.asked) + " " + b.what + (b.at_least ? ", at least " : ", at most ") +
-           std::to_string(b.limit);
-  }
-  return "";
-}
-
-std::string PartitionLimits::violation(const SlurmRequest &r) const {
-  if (min_nodes > 0 && r.nodes < min_nodes)
-    return "asks for " + std::to_string(r.nodes) + (r.nodes == 1 ? " node" : " nodes") + ", MinNodes=" +
-           std::to_string(min_nodes);
-  if (max_nodes > 0 && r.nodes > max_nodes)
-    return "asks for " + std::to_string(r.nodes) + " nodes, MaxNodes=" + std::to_string(max_nodes);
-  if (max_cpus_per_node > 0 && r.cpus_per_node() > max_cpus_per_node)
-    return "asks for " + std::to_string(r.cpus_per_node()) + " CPUs per node, MaxCPUsPerNode=" +
-           std::to_string(max_cpus_per_node);
-  if (max_mem_per_node_mb > 0 && r.mem_per_node_mb() > max_mem_per_node_mb)
-    return "asks for " + std::to_string(r.mem_per_node_mb()) + " MB per node, MaxMemPerNode=" +
-           std::to_string(max_mem_per_node_mb);
-  if (max_mem_per_cpu_mb > 0 && r.mem_per_cpu_mb > max_mem_per_cpu_mb)
-    return "asks for " + std::to_string(r.mem_per_cpu_mb) + " MB per CPU, MaxMemPerCPU=" +
-           std::to_string(max_mem_per_cpu_mb);
-  return accounting.violation(r);
-}
-
 std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory, const std::string &billing_weights,
                              const Conf &conf, std::size_t budget, std::uint64_t seed,
                              const PartitionLimits &limits) {
-  json inv = json::array();
-  for (const auto &t : inventory.types)
-    inv.push_back({{"name", t.name},
-                   {"count", t.count},
-                   {"cpus", t.cpus},
-                   {"mem_mb", t.mem_mb},
-                   {"gpus", t.gpus},
-                   {"features", t.features},
-                   {"billing_weight", t.billing_weight}});
   const EngineConf &e = conf.engine;
   const StoppingOptions st = e.stopping(budget);
-  json j = {{"space", space.format()},
-            {"inventory", inv},
-            {"billing_weights", billing_weights},
-            {"seed", seed},
-            {"initial_trials", e.initial_trials},
-            {"xi", e.exploration_margin},
-            {"batch", batch_mode_name(e.batch)},
-            {"stop",
-             {{"budget", st.budget},
-              {"min_improvement", st.min_improvement},
-              {"round_trials", st.round_trials},
-              {"ei_fraction", st.ei_fraction},
-              {"min_trials", st.min_trials}}},
-            {"queue_depth", conf.tuner.queue_depth},
-            {"change_margin", conf.tuner.change_margin},
-            {"drift_threshold", conf.tuner.drift_threshold},
-            {"drift_confirm", conf.tuner.drift_confirm},
-            {"retune_budget", conf.tuner.retune_budget},
-            {"epoch_start", 0},
-            {"epoch_budget", budget}};
-  if (limits.any())
-    j["limits"] = {{"min_nodes", limits.min_nodes},
-                   {"max_nodes", limits.max_nodes},
-                   {"max_cpus_per_node", limits.max_cpus_per_node},
-                   {"max_mem_per_node_mb", limits.max_mem_per_node_mb},
-                   {"max_mem_per_cpu_mb", limits.max_mem_per_cpu_mb}};
-  if (limits.accounting.any()) j["accounting_limits"] = limits.accounting;
-  return j.dump();
+  ClassExtra x;
+  x.space = space.format();
+  x.inventory = inventory;
+  x.billing_weights = billing_weights;
+  x.seed = seed;
+  x.initial_trials = e.initial_trials;
+  x.xi = e.exploration_margin;
+  x.batch = e.batch;
+  x.stop.budget = st.budget;
+  x.stop.min_improvement = st.min_improvement;
+  x.stop.round_trials = st.round_trials;
+  x.stop.ei_fraction = st.ei_fraction;
+  x.stop.min_trials = st.min_trials;
+  x.queue_depth = conf.tuner.queue_depth;
+  x.change_margin = conf.tuner.change_margin;
+  x.drift_threshold = conf.tuner.drift_threshold;
+  x.drift_confirm = conf.tuner.drift_confirm;
+  x.retune_budget = conf.tuner.retune_budget;
+  x.epoch_start = 0;
+  x.epoch_budget = budget;
+  x.set_partition_limits(limits);
+  return format_class_extra(x);
 }
 
 namespace {
-
-json extra_of(const ClassRecord &c) {
-  try {
-    return json::parse(c.settings.extra);
-  } catch (const std::exception &e) {
-    throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
-  }
-}
-
-template <typename T>
-T get_or(const json &j, const char *key, T fallback) {
-  return j.contains(key) && !j[key].is_null() ? j[key].get<T>() : fallback;
-}
-
-PartitionLimits limits_of(const json &extra) {
-  PartitionLimits p;
-  if (extra.contains("accounting_limits")) p.accounting = extra["accounting_limits"].get<AccountingLimits>();
-  if (!extra.contains("limits")) return p;
-  const json &l = extra["limits"];
-  p.min_nodes = get_or<int>(l, "min_nodes", 0);
-  p.max_nodes = get_or<int>(l, "max_nodes", 0);
-  p.max_cpus_per_node = get_or<int>(l, "max_cpus_per_node", 0);
-  p.max_mem_per_node_mb = get_or<std::uint64_t>(l, "max_mem_per_node_mb", 0);
-  p.max_mem_per_cpu_mb = get_or<std::uint64_t>(l, "max_mem_per_cpu_mb", 0);
-  return p;
-}
 
 bool fits_slurm_request(const Configuration &c, const NodeType &t) {
   const SlurmRequest r = slurm_request(c);
@@ -231,46 +112,15 @@ struct Scored {
   double score;
 };
 
-}  // namespace
-
-PartitionLimits class_limits(const ClassRecord &c) { return limits_of(extra_of(c)); }
-
-ClassProblem load_problem(const ClassRecord &c) {
-  const json x = extra_of(c);
+// The problem of class `c`, whose extra settings are `x`.
+ClassProblem problem_of(const ClassRecord &c, ClassExtra x) {
   ClassProblem p;
-  const std::string space_text = get_or<std::string>(x, "space", "");
-  if (!space_text.empty()) p.space = SpaceSpec::parse(space_text, "class space");  // empty: built-in defaults
-  if (x.contains("inventory"))
-    for (const auto &t : x["inventory"]) {
-      NodeType n;
-      n.name = get_or<std::string>(t, "name", "node");
-      n.count = get_or<int>(t, "count", 1);
-      n.cpus = get_or<int>(t, "cpus", 1);
-      n.mem_mb = get_or<std::uint64_t>(t, "mem_mb", 1);
-      n.gpus = get_or<int>(t, "gpus", 0);
-      if (t.contains("features")) n.features = t["features"].get<std::vector<std::string>>();
-      n.billing_weight = get_or<double>(t, "billing_weight", 1.0);
-      p.inventory.types.push_back(std::move(n));
-    }
-  p.limits = limits_of(x);
-  p.billing = BillingWeights::parse(get_or<std::string>(x, "billing_weights", ""));
-  p.seed = get_or<std::uint64_t>(x, "seed", 1);
-  p.initial_trials = get_or<std::size_t>(x, "initial_trials", 3);
-  p.xi = get_or<double>(x, "xi", 0.01);
-  p.batch = get_or<std::string>(x, "batch", "believer");
-  if (x.contains("stop")) {
-    const json &s = x["stop"];
-    p.stop.budget = get_or<std::size_t>(s, "budget", static_cast<std::size_t>(c.settings.budget));
-    p.stop.min_improvement = get_or<double>(s, "min_improvement", 0.0);
-    p.stop.round_trials = get_or<std::size_t>(s, "round_trials", 3);
-    p.stop.ei_fraction = get_or<double>(s, "ei_fraction", 0.0);
-    p.stop.min_trials = get_or<std::size_t>(s, "min_trials", 6);
-  } else {
-    p.stop.budget = static_cast<std::size_t>(c.settings.budget);
-  }
-  p.stop.budget = get_or<std::size_t>(x, "epoch_budget", p.stop.budget);
-  p.queue_depth = get_or<int>(x, "queue_depth", 4);
-  p.epoch_start = get_or<int>(x, "epoch_start", 0);
+  if (!x.space.empty()) p.space = SpaceSpec::parse(x.space, "class space");  // empty: built-in defaults
+  p.inventory = x.inventory;
+  p.limits = x.partition_limits();
+  p.billing = BillingWeights::parse(x.billing_weights);
+  p.stop = x.stopping(c.settings.budget);
+  p.settings = std::move(x);
   if (p.inventory.types.empty()) throw Error(Errc::corrupt, "class " + c.name + ": no node types recorded");
   p.inventory.validate();
   std::vector<Candidate> all = enumerate(p.space, p.inventory);
@@ -302,6 +152,12 @@ ClassProblem load_problem(const ClassRecord &c) {
                   " fits the nodes when every task gets the larger role's CPUs and memory");
   return p;
 }
+
+}  // namespace
+
+ClassProblem load_problem(const ClassRecord &c) { return problem_of(c, class_extra(c)); }
+
+PartitionLimits class_limits(const ClassRecord &c) { return class_extra(c).partition_limits(); }
 
 std::vector<std::int64_t> abandoned_trials(const std::vector<TrialRecord> &trials, const std::vector<TrialJob> &jobs,
                                            double now, double grace) {
@@ -340,12 +196,12 @@ std::optional<TimeCost> time_cost(const ClassProblem &p, const TrialRecord &t) {
 
 Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf & /*conf*/,
                 ProposeFn propose) {
-  ClassProblem p = load_problem(c);
-  json x = extra_of(c);
-  const double change_margin = get_or<double>(x, "change_margin", 0.05);
-  const double drift_threshold = get_or<double>(x, "drift_threshold", 0.25);
-  const int drift_confirm = std::max(1, get_or<int>(x, "drift_confirm", 2));
-  const int retune_budget = get_or<int>(x, "retune_budget", 6);
+  ClassExtra x = class_extra(c);
+  const ClassProblem p = problem_of(c, x);
+  const double change_margin = x.change_margin;
+  const double drift_threshold = x.drift_threshold;
+  const int drift_confirm = std::max(1, x.drift_confirm);
+  const int retune_budget = x.retune_budget;
 
   Decision d;
   d.state = c.state;
@@ -428,7 +284,7 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
     d.queue = {r};
   };
 
-  int epoch_start = p.epoch_start;
+  int epoch_start = x.epoch_start;
   std::size_t epoch_budget = p.stop.budget;
 
   if (c.state == ClassState::converged || c.state == ClassState::stale) {
@@ -478,10 +334,10 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
       d.stop_rule.clear();
       epoch_start = latest->seq;
       epoch_budget = static_cast<std::size_t>(retune_budget);
-      x["epoch_start"] = epoch_start;
-      x["epoch_budget"] = epoch_budget;
-      x["incumbent"] = incumbent->id;  // what the retune's winner must beat by ChangeMargin
-      d.extra = x.dump();
+      x.epoch_start = epoch_start;
+      x.epoch_budget = epoch_budget;
+      x.incumbent = incumbent->id;  // what the retune's winner must beat by ChangeMargin
+      d.extra = format_class_extra(x);
       // fall through to the search of the new epoch
     }
   }
@@ -502,14 +358,14 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
   const std::vector<std::size_t> pending(pending_set.begin(), pending_set.end());
 
   EngineOptions opts;
-  opts.seed = p.seed;
-  opts.initial_trials = p.initial_trials;
-  opts.xi = p.xi;
-  opts.batch = parse_batch_mode("batch", p.batch);
+  opts.seed = x.seed;
+  opts.initial_trials = x.initial_trials;
+  opts.xi = x.xi;
+  opts.batch = x.batch;
   opts.stop = p.stop;
   opts.stop.budget = epoch_budget;
   const CandidateSet set = CandidateSet::from_candidates(p.candidates, p.inventory);
-  const Proposal prop = propose(set, obs, pending, static_cast<std::size_t>(std::max(1, p.queue_depth)), opts);
+  const Proposal prop = propose(set, obs, pending, static_cast<std::size_t>(std::max(1, x.queue_depth)), opts);
 
   double epoch_best_mean = 0;
   const TrialRecord *epoch_best = best_of(epoch_start, &epoch_best_mean);
@@ -524,12 +380,10 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
     const TrialRecord *winner = epoch_best;
     // Hysteresis: after drift, the class's earlier best (the incumbent when the retune began) is
     // kept unless the retune's winner is better than its latest score by more than the margin.
-    const TrialRecord *old = x.contains("incumbent") && x["incumbent"].is_number_integer()
-                                 ? trial_by_id(x["incumbent"].get<std::int64_t>())
-                                 : nullptr;
-    if (x.contains("incumbent")) {
-      x.erase("incumbent");
-      d.extra = x.dump();
+    const TrialRecord *old = x.incumbent ? trial_by_id(*x.incumbent) : nullptr;
+    if (x.incumbent) {
+      x.incumbent.reset();
+      d.extra = format_class_extra(x);
     }
     if (old && old->config != epoch_best->config) {
       double old_latest = score_of.count(old->id) ? score_of[old->id] : 0;
@@ -640,9 +494,9 @@ ModelView predict_neighbours(const ClassRecord &c, const std::vector<TrialRecord
   auto centre = p.index_of(around);
   if (!centre) return v;
   EngineOptions opts;
-  opts.seed = p.seed;
-  opts.initial_trials = p.initial_trials;
-  opts.xi = p.xi;
+  opts.seed = p.settings.seed;
+  opts.initial_trials = p.settings.initial_trials;
+  opts.xi = p.settings.xi;
   opts.stop.budget = 0;  // no stopping: we want the model
   opts.stop.min_improvement = 0;
   opts.stop.ei_fraction = 0;

@@ -2,6 +2,8 @@
 # result file an app writes (result.hpp).  Depends on common/ only.
 noinst_LTLIBRARIES += store/libautotune_store.la
 store_libautotune_store_la_SOURCES = \
+	store/export.cc \
+	store/include/autotune/export.hpp \
 	store/include/autotune/result.hpp \
 	store/include/autotune/store.hpp \
 	store/result.cc \
@@ -14,6 +16,7 @@ store_libautotune_store_la_LIBADD = $(SQLITE_LIBS)
 # Unit tests of the store (make check), and its behaviour under concurrent writers.
 check_PROGRAMS += tests/unit/store_test
 tests_unit_store_test_SOURCES = \
+	tests/unit/export_test.cc \
 	tests/unit/result_test.cc \
 	tests/unit/store_test.cc
 tests_unit_store_test_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) $(GTEST_CFLAGS)

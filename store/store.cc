@@ -122,7 +122,7 @@ ClassRecord read_class(const Stmt &s) {
   c.settings.space = s.text(5);
   c.settings.gamma = s.dbl(6);
   c.settings.budget = static_cast<int>(s.i64(7));
-  c.settings.mode = s.text(8);
+  c.settings.mode = class_mode_from(s.text(8));
   c.settings.probe_batches = static_cast<int>(s.i64(9));
   c.settings.extra = s.text(10);
   c.state = class_state_from(s.text(11));
@@ -238,6 +238,23 @@ TrialOrigin trial_origin_from(std::string_view s) {
                         TrialOrigin::manual})
     if (s == to_string(v)) return v;
   throw Error(Errc::corrupt, "unknown trial origin '" + std::string(s) + "' in the store");
+}
+const char *to_string(ClassMode m) {
+  switch (m) {
+    case ClassMode::jobs: return "jobs";
+    case ClassMode::steps: return "steps";
+  }
+  return "?";
+}
+ClassMode class_mode_from(std::string_view s) {
+  for (ClassMode v : {ClassMode::jobs, ClassMode::steps})
+    if (s == to_string(v)) return v;
+  throw Error(Errc::corrupt, "unknown class mode '" + std::string(s) + "' in the store");
+}
+ClassMode parse_class_mode(std::string_view field, std::string_view value) {
+  for (ClassMode v : {ClassMode::jobs, ClassMode::steps})
+    if (value == to_string(v)) return v;
+  throw_invalid(std::string(field) + ": '" + std::string(value) + "' is not one of: jobs, steps");
 }
 bool is_final(TrialStatus s) {
   return s == TrialStatus::done || s == TrialStatus::failed || s == TrialStatus::timeout ||
@@ -365,7 +382,7 @@ ClassRecord Store::ensure_class(std::uint32_t owner, std::string_view name, cons
       .bind(5, st.space)
       .bind(6, st.gamma)
       .bind(7, st.budget)
-      .bind(8, st.mode)
+      .bind(8, to_string(st.mode))
       .bind(9, st.probe_batches)
       .bind(10, st.extra)
       .bind(11, t);

@@ -1,17 +1,27 @@
 #include "args.hpp"
 
-#include "autotune/error.hpp"
-
 namespace autotune::cli {
 
-Args::Args(int argc, char **argv, const std::set<std::string> &with_value, const std::set<std::string> &flags,
-           const std::string &command)
-    : command_(command) {
+Args::Args(int argc, char **argv, const std::set<std::string> &with_value,
+           const std::set<std::string> &flags, const std::string &command)
+    : Args(argc, argv, with_value, flags, command, Syntax{}) {}
+
+Args::Args(int argc, char **argv, const std::set<std::string> &with_value,
+           const std::set<std::string> &flags, const std::string &command, const Syntax &syntax)
+    : command_(command), first_positional_(argc) {
+  using Kind = ArgsError::Kind;
   const std::string hint = "; see `" + command + " --help'";
   bool only_positional = false;
   for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (only_positional || a.size() < 2 || a[0] != '-' || a == "-") {
+    const std::string word = argv[i];
+    std::string a = word;
+    const bool plain = a.size() < 2 || a[0] != '-' || a == "-";
+    if (syntax.stop_at_positional && !only_positional && (plain || a == "--")) {
+      first_positional_ = i;
+      positional_.assign(argv + i, argv + argc);
+      return;
+    }
+    if (only_positional || plain) {
       positional_.push_back(a);
       continue;
     }
@@ -20,7 +30,13 @@ Args::Args(int argc, char **argv, const std::set<std::string> &with_value, const
       continue;
     }
     if (a == "-h") a = "--help";
-    if (a.rfind("--", 0) != 0) throw_invalid("unknown option '" + a + "'" + hint);
+    if (a.rfind("--", 0) != 0) {
+      if (syntax.dash_words_positional) {
+        positional_.push_back(a);
+        continue;
+      }
+      throw ArgsError(Kind::unknown_option, a.substr(1), a, "unknown option '" + a + "'" + hint);
+    }
     std::string name = a.substr(2), val;
     bool has_val = false;
     if (const size_t eq = name.find('='); eq != std::string::npos) {
@@ -29,17 +45,21 @@ Args::Args(int argc, char **argv, const std::set<std::string> &with_value, const
       has_val = true;
     }
     if (flags.count(name)) {
-      if (has_val) throw_invalid("--" + name + " takes no value" + hint);
+      if (has_val)
+        throw ArgsError(Kind::takes_no_value, name, word, "--" + name + " takes no value" + hint);
       flags_.insert(name);
+      if (syntax.help_ends && name == "help") return;
     } else if (with_value.count(name)) {
       if (!has_val) {
-        if (i + 1 >= argc) throw_invalid("--" + name + " needs a value" + hint);
+        if (i + 1 >= argc)
+          throw ArgsError(Kind::needs_value, name, word, "--" + name + " needs a value" + hint);
         val = argv[++i];
       }
-      if (values_.count(name)) throw_invalid("--" + name + " given twice" + hint);
-      values_[name] = val;
+      if (values_.count(name) && !syntax.repeatable.count(name))
+        throw ArgsError(Kind::given_twice, name, word, "--" + name + " given twice" + hint);
+      values_[name].push_back(val);
     } else {
-      throw_invalid("unknown option '--" + name + "'" + hint);
+      throw ArgsError(Kind::unknown_option, name, word, "unknown option '--" + name + "'" + hint);
     }
   }
 }
@@ -47,7 +67,15 @@ Args::Args(int argc, char **argv, const std::set<std::string> &with_value, const
 std::optional<std::string> Args::value(const std::string &name) const {
   auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
-  return it->second;
+  if (it->second.size() > 1)
+    throw ArgsError(ArgsError::Kind::given_twice, name, "--" + name,
+                    "--" + name + " given twice; see `" + command_ + " --help'");
+  return it->second.front();
+}
+
+std::vector<std::string> Args::values(const std::string &name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? std::vector<std::string>() : it->second;
 }
 
 void Args::expect_positional(size_t n, const std::string &what) const {

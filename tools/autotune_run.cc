@@ -106,7 +106,7 @@ const char *env(const char *k) {
 
 int main(int argc, char **argv) {
   std::optional<double> timeout, step_timeout;
-  std::optional<std::string> mode;
+  std::optional<ClassMode> mode;
   std::optional<int> probe, confirm;
   std::vector<std::string> tries;
   bool dry_run = false, shrink = true;
@@ -157,8 +157,7 @@ int main(int argc, char **argv) {
         continue;
       }
       if (auto v = value_of(a, "--mode")) {
-        if (*v != "jobs" && *v != "steps") usage_error("--mode: '" + *v + "' is not one of: jobs, steps");
-        mode = *v;
+        mode = parse_class_mode("--mode", *v);
         continue;
       }
       if (auto v = value_of(a, "--try")) {
@@ -193,11 +192,12 @@ int main(int argc, char **argv) {
 
   if (!mode) {
     if (const char *m = env("AUTOTUNE_MODE")) {
-      if (std::string(m) != "jobs" && std::string(m) != "steps") {
-        std::fprintf(stderr, "autotune-run: AUTOTUNE_MODE: '%s' is not one of: jobs, steps\n", m);
+      try {
+        mode = parse_class_mode("AUTOTUNE_MODE", m);
+      } catch (const Error &e) {
+        std::fprintf(stderr, "autotune-run: %s\n", e.what());
         return 2;
       }
-      mode = m;
     }
   }
   if (!probe) {
@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
     }
   }
   // Steps mode, unless job_submit already gave the job its configuration (a converged class).
-  if (mode.value_or("jobs") == "steps" && !cfg) {
+  if (mode.value_or(ClassMode::jobs) == ClassMode::steps && !cfg) {
     if (!cls) {
       std::fprintf(stderr, "autotune-run: --mode steps needs AUTOTUNE_CLASS: submit with --autotune=CLASS --autotune-mode=steps\n");
       return 2;

@@ -1,7 +1,24 @@
 # tools/bb.mk: autotune-bb, the burst-buffer command (etc/burst_buffer.lua calls it), its man
 # page, and burst_buffer.lua installed with the path of the installed autotune-bb.
+# One file per command (tools/bb/cmd_*.cc), as `autotune' is; the command line is read with the
+# tools' parser (tools/args.cc).
 bin_PROGRAMS += tools/autotune-bb
-tools_autotune_bb_SOURCES = tools/autotune-bb.cc
+tools_autotune_bb_SOURCES = \
+	tools/args.cc tools/args.hpp \
+	tools/bb/buffer.cc tools/bb/buffer.hpp \
+	tools/bb/cmd_create.cc \
+	tools/bb/cmd_destroy.cc \
+	tools/bb/cmd_get.cc \
+	tools/bb/cmd_ls.cc \
+	tools/bb/cmd_pools.cc \
+	tools/bb/cmd_put.cc \
+	tools/bb/cmd_rm.cc \
+	tools/bb/cmd_stage_in.cc \
+	tools/bb/cmd_stage_out.cc \
+	tools/bb/cmd_status.cc \
+	tools/bb/commands.hpp \
+	tools/bb/files.cc tools/bb/files.hpp \
+	tools/bb/main.cc
 tools_autotune_bb_LDADD = $(AT_TIER) $(AT_CONF_LIBS) $(PTHREAD_LIBS)
 tools_autotune_bb_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS)
 dist_man_MANS += man/autotune-bb.1

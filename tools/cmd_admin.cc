@@ -90,10 +90,7 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
     if (auto v = a.value("gamma")) s.gamma = parse_double("--gamma", *v, 0, 1);
     if (auto v = a.value("budget")) s.budget = static_cast<int>(parse_int("--budget", *v, 1, 10000));
     if (auto v = a.value("probe-batches")) s.probe_batches = static_cast<int>(parse_int("--probe-batches", *v, 1, 1000000));
-    if (auto v = a.value("mode")) {
-      if (*v != "jobs" && *v != "steps") throw_invalid("--mode: '" + *v + "' is not one of: jobs, steps");
-      s.mode = *v;
-    }
+    if (auto v = a.value("mode")) s.mode = parse_class_mode("--mode", *v);
     Store store = open_store(caller, conf, true);
     if (store.find_shared_class(name)) throw_invalid("a shared class named '" + name + "' already exists");
     ClassRecord c = store.ensure_class(caller.uid, name, s, true, a.flag("allow-users"));

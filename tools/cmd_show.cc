@@ -66,7 +66,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
               to_string(c.state));
   if (!c.state_reason.empty()) std::printf(" (%s)", c.state_reason.c_str());
   std::printf("\nsettings: gamma=%s budget=%d mode=%s probe-batches=%d space=%s\n", num(c.settings.gamma).c_str(),
-              c.settings.budget, c.settings.mode.c_str(), c.settings.probe_batches,
+              c.settings.budget, to_string(c.settings.mode), c.settings.probe_batches,
               c.settings.space.empty() ? "(site default)" : c.settings.space.c_str());
   const PartitionLimits limits = class_limits(c);
   if (limits.any())

@@ -25,6 +25,7 @@
 #include "autotune/adjust.hpp"
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
+#include "autotune/export.hpp"
 #include "autotune/result.hpp"
 #include "autotune/steps.hpp"
 #include "autotune/units.hpp"
@@ -173,62 +174,12 @@ Allocation read_allocation(const std::string &job) {
   return a;
 }
 
-template <typename T>
-std::optional<T> opt(const json &j, const char *k) {
-  if (!j.contains(k) || j[k].is_null()) return std::nullopt;
-  return j[k].get<T>();
-}
-
-// The class and its trials from `autotune export CLASS --json`.
-void parse_export(const std::string &text, ClassRecord &c, std::vector<TrialRecord> &trials) {
-  json j;
+// The class and its trials from `autotune export CLASS --json`, read by the store's parser of
+// the export (autotune/export.hpp).
+ClassExport read_export(const std::string &text) {
   try {
-    j = json::parse(text);
-    c.name = j.at("class").get<std::string>();
-    c.owner = j.at("owner_uid").get<std::uint32_t>();
-    c.shared = j.value("shared", false);
-    c.state = class_state_from(j.at("state").get<std::string>());
-    c.state_reason = j.value("state_reason", "");
-    c.stop_rule = j.value("stop_rule", "");
-    c.t_ref = opt<double>(j, "t_ref");
-    c.c_ref = opt<double>(j, "c_ref");
-    c.best_trial = opt<std::int64_t>(j, "best_trial_id");
-    const json &s = j.at("settings");
-    c.settings.space = s.value("space", "");
-    c.settings.gamma = s.at("gamma").get<double>();
-    c.settings.budget = s.at("budget").get<int>();
-    c.settings.mode = s.value("mode", "steps");
-    c.settings.probe_batches = s.value("probe_batches", 20);
-    if (!s.contains("extra") || !s["extra"].is_object())
-      throw Error(Errc::unsupported, "the class's export has no settings.extra (an older `autotune`?)");
-    c.settings.extra = s["extra"].dump();
-    for (const json &t : j.at("trials")) {
-      TrialRecord r;
-      r.id = t.at("id").get<std::int64_t>();
-      r.seq = t.at("trial").get<int>();
-      r.config = t.at("config").get<std::string>();
-      r.status = trial_status_from(t.at("status").get<std::string>());
-      r.origin = trial_origin_from(t.at("origin").get<std::string>());
-      r.reason = t.value("reason", "");
-      r.job_id = opt<std::int64_t>(t, "job_id");
-      r.step_id = opt<std::int64_t>(t, "step_id");
-      r.created = t.value("created", 0.0);
-      r.started = opt<double>(t, "started");
-      r.ended = opt<double>(t, "ended");
-      if (t.contains("measurement") && t["measurement"].is_object()) {
-        const json &m = t["measurement"];
-        Measurement x;
-        x.samples_per_s = m.value("samples_per_s", 0.0);
-        x.time_s = m.value("time_s", 0.0);
-        x.cost = m.value("cost", 0.0);
-        x.score = opt<double>(m, "score");
-        r.measurement = x;
-      }
-      trials.push_back(std::move(r));
-    }
-  } catch (const Error &) {
-    throw;
-  } catch (const std::exception &e) {
+    return parse_export(text);
+  } catch (const Error &e) {
     throw Error(Errc::corrupt, std::string("the class's export is not what autotune-run expects: ") + e.what());
   }
 }
@@ -325,9 +276,9 @@ int run_steps(const StepsOptions &o) {
   const Captured ex = capture({at, "export", o.cls, "--json"});
   if (ex.status != 0)
     throw Error(Errc::not_found, "cannot read class " + o.cls + " (" + at + " export): " + first_line(ex.err));
-  ClassRecord cls;
-  std::vector<TrialRecord> history;
-  parse_export(ex.out, cls, history);
+  const ClassExport exported = read_export(ex.out);
+  const ClassRecord &cls = exported.cls;
+  const std::vector<TrialRecord> &history = exported.trials;
 
   // Configurations given with --try: checked before anything runs.
   AllocationSearch search(cls, history, alloc, propose);
@@ -460,7 +411,7 @@ int run_steps(const StepsOptions &o) {
       stop_reason = n.reason;
       break;
     }
-    Planned plan = queue.empty() ? Planned{*n.config, n.origin, n.reason, ""} : queue.front();
+    Planned plan = queue.empty() ? Planned{*n.config, to_string(n.origin), n.reason, ""} : queue.front();
     if (!queue.empty()) queue.erase(queue.begin());
     const int k = ++trials;
     const std::size_t left = search.budget() - std::min(search.budget(), search.used_before());

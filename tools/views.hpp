@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "autotune/export.hpp"
 #include "autotune/store.hpp"
 
 namespace autotune::cli {
@@ -23,8 +24,10 @@ struct ClassView {
 ClassView make_view(Store &store, const ClassRecord &c);
 // One row of `autotune status`.
 std::vector<std::string> status_row(const ClassView &v);
-// JSON: the class; with `full`, every trial and the queue.
+// JSON: the class; with `full`, every trial and the queue: the export's writer
+// (autotune/export.hpp), so that what `autotune export` prints is what autotune-run parses.
 nlohmann::json view_json(const ClassView &v, bool full);
+// One trial as the export writes it (trial_to_json).
 nlohmann::json trial_json(const TrialRecord &t);
 
 }  // namespace autotune::cli

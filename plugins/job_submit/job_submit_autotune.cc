@@ -5,16 +5,18 @@
 //
 // Runs inside slurmctld under its locks.  The work is libautotune's at_submit(): option checks
 // and one short store transaction (the recommendations are precomputed after every measurement,
-// outside slurmctld).  When slurmctld enforces accounting limits, it also reads the job's QOS
-// and association limits from assoc_mgr (read locks, hash lookups; see accounting_limits()), so
-// that no job is given a configuration Slurm would keep pending for ever.  A store that is locked
+// outside slurmctld).  When slurmctld enforces accounting limits, it also copies the job's QOS
+// and association limits from assoc_mgr (read locks, hash lookups; see copy_job_accounting()) and
+// reduces them to bounds (autotune/limits.hpp), so that no job is given a configuration Slurm
+// would keep pending for ever.  A store that is locked
 // or unreadable, or a broken autotune.conf, never blocks a submission: the job is accepted
 // unchanged and the reason logged.  No exception crosses into slurmctld (the C API is the
 // firewall).  A job without --autotune is untouched.
-#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -36,6 +38,7 @@ extern "C" {
 }
 
 #include "autotune/autotune.h"
+#include "autotune/limits.hpp"
 #include "slurm_log.hpp"
 
 extern "C" const char plugin_name[] = "autotune job_submit plugin";
@@ -176,12 +179,9 @@ void rewrite(job_desc_msg_t *jd, const at_submit_decision &d) {
 // ---- accounting limits ---------------------------------------------------------------------
 // With AccountingStorageEnforce=limits, slurmctld keeps a job pending for ever (or, with a QOS
 // flagged DenyOnLimit, refuses it) when its request exceeds a per-job limit of its QOS or
-// association.  These are the limits acct_policy.c applies to one job, reduced to bounds on the
-// job's nodes, CPUs, memory and GPUs: for each resource the first QOS that sets a limit (the
-// partition's QOS before the job's, unless the job's has OverPartQOS) and, where no QOS sets it,
-// the association's (MaxTRES and MaxTRESPerNode of the job's association, GrpTRES of it and of
-// every account above it, scaled by the QOS's LimitFactor).  A group or per-user limit smaller
-// than one job is a bound on one job too.
+// association.  Which of those limits bound one job, and how tightly, is the policy's
+// (autotune/limits.hpp, accounting_limits()); here the job's association, its parents and its
+// QOSes are found in assoc_mgr and their TRES limits copied, under assoc_mgr's read locks.
 
 struct AcctCtx {
   const job_desc_msg_t *jd;
@@ -190,143 +190,128 @@ struct AcctCtx {
   std::string text;  // storage for at_accounting_limits.text
 };
 
-bool limit_set(uint64_t v) { return v != INFINITE64 && v != NO_VAL64 && v > 0; }
-
-// Tightest bound per resource, and where each binding one comes from: a QOS or an association,
-// and the limit's name (the text is made only at the end, for the bounds that bind).
-struct Origin {
-  const slurmdb_qos_rec_t *qos = nullptr;
-  const slurmdb_assoc_rec_t *assoc = nullptr;
-  const char *limit = nullptr;
-};
-struct Bounds {
-  uint64_t value[4] = {0, 0, 0, 0};  // cpu, mem, node, gpu; 0 = none
-  Origin origin[4];
-  void offer(int r, uint64_t v, Origin where, bool at_least = false) {
-    if (!limit_set(v)) return;
-    if (value[r] == 0 || (at_least ? v > value[r] : v < value[r])) {
-      value[r] = v;
-      origin[r] = where;
-    }
+// assoc_mgr's read locks on associations, QOSes, TRES and users, for one scope.
+class AssocMgrReadLock {
+ public:
+  AssocMgrReadLock() {
+    memset(&locks_, 0, sizeof locks_);
+    locks_.assoc = READ_LOCK;
+    locks_.qos = READ_LOCK;
+    locks_.tres = READ_LOCK;
+    locks_.user = READ_LOCK;
+    assoc_mgr_lock(&locks_);
   }
+  ~AssocMgrReadLock() { assoc_mgr_unlock(&locks_); }
+  AssocMgrReadLock(const AssocMgrReadLock &) = delete;
+  AssocMgrReadLock &operator=(const AssocMgrReadLock &) = delete;
+
+ private:
+  assoc_mgr_lock_t locks_;
 };
 
-const char *const kResName[4] = {"cpu", "mem", "node", "gres/gpu"};
+// Where each resource's limit sits in assoc_mgr's TRES arrays: cpu, mem and node at their fixed
+// positions, gres/gpu wherever AccountingStorageTRES put it (-1: not tracked).  Caller holds the
+// TRES read lock.
+using TresPositions = std::array<int, autotune::kTresCount>;
+TresPositions tres_positions() {
+  slurmdb_tres_rec_t gpu;
+  memset(&gpu, 0, sizeof gpu);
+  gpu.type = const_cast<char *>("gres");
+  gpu.name = const_cast<char *>("gpu");
+  TresPositions pos{};
+  pos[static_cast<size_t>(autotune::Tres::cpu)] = TRES_ARRAY_CPU;
+  pos[static_cast<size_t>(autotune::Tres::mem)] = TRES_ARRAY_MEM;
+  pos[static_cast<size_t>(autotune::Tres::node)] = TRES_ARRAY_NODE;
+  pos[static_cast<size_t>(autotune::Tres::gpu)] = assoc_mgr_find_tres_pos(&gpu, true);
+  return pos;
+}
 
-void accounting_limits(AcctCtx *ctx, at_accounting_limits *out) {
+// A TRES array of assoc_mgr (g_tres_count entries, or none) as limits: INFINITE64 and NO_VAL64
+// (not set), 0, a missing array and an untracked TRES are no limit.
+autotune::TresLimits copy_tres(const uint64_t *arr, const TresPositions &pos) {
+  autotune::TresLimits out;
+  for (const autotune::Tres r : autotune::kAllTres) {
+    const int p = pos[static_cast<size_t>(r)];
+    if (!arr || p < 0 || static_cast<uint32_t>(p) >= g_tres_count) continue;
+    const uint64_t v = arr[p];
+    if (v != INFINITE64 && v != NO_VAL64 && v > 0) out[r] = v;
+  }
+  return out;
+}
+
+autotune::QosLimits copy_qos(const slurmdb_qos_rec_t *q, const TresPositions &pos) {
+  autotune::QosLimits out;
+  out.name = q->name ? q->name : "";
+  out.over_part_qos = (q->flags & QOS_FLAG_OVER_PART_QOS) != 0;
+  // Not set: INFINITE (NO_VAL and the like are no factor either).
+  if (q->limit_factor > 0 && q->limit_factor < static_cast<double>(INFINITE)) out.limit_factor = q->limit_factor;
+  out.max_per_job = copy_tres(q->max_tres_pj_ctld, pos);
+  out.max_per_node = copy_tres(q->max_tres_pn_ctld, pos);
+  out.grp = copy_tres(q->grp_tres_ctld, pos);
+  out.max_per_user = copy_tres(q->max_tres_pu_ctld, pos);
+  out.max_per_account = copy_tres(q->max_tres_pa_ctld, pos);
+  out.min_per_job = copy_tres(q->min_tres_pj_ctld, pos);
+  return out;
+}
+
+autotune::AssocLimits copy_assoc(const slurmdb_assoc_rec_t *a, const TresPositions &pos) {
+  autotune::AssocLimits out;
+  out.user = a->user ? a->user : "";
+  out.account = a->acct ? a->acct : "";
+  out.max_per_job = copy_tres(a->max_tres_ctld, pos);
+  out.max_per_node = copy_tres(a->max_tres_pn_ctld, pos);
+  out.grp = copy_tres(a->grp_tres_ctld, pos);
+  return out;
+}
+
+// The job's association (with every account above it) and QOSes, copied.  False when the job has
+// no association: Slurm refuses the job itself.  Caller holds assoc_mgr's read locks.
+bool copy_job_accounting(const AcctCtx &ctx, autotune::JobAccounting *out) {
   slurmdb_assoc_rec_t want;
   memset(&want, 0, sizeof want);
-  want.uid = ctx->uid;
-  want.acct = ctx->jd->account && ctx->jd->account[0] ? ctx->jd->account : nullptr;
-  want.partition = ctx->part ? ctx->part->name : nullptr;
+  want.uid = ctx.uid;
+  want.acct = ctx.jd->account && ctx.jd->account[0] ? ctx.jd->account : nullptr;
+  want.partition = ctx.part ? ctx.part->name : nullptr;
   slurmdb_assoc_rec_t *assoc = nullptr;
   if (assoc_mgr_fill_in_assoc(acct_db_conn, &want, accounting_enforce, &assoc, true) != SLURM_SUCCESS || !assoc)
-    return;  // Slurm refuses the job itself (no association)
+    return false;
   slurmdb_qos_rec_t qwant;
   memset(&qwant, 0, sizeof qwant);
-  qwant.name = ctx->jd->qos && ctx->jd->qos[0] ? ctx->jd->qos : nullptr;
+  qwant.name = ctx.jd->qos && ctx.jd->qos[0] ? ctx.jd->qos : nullptr;
   assoc_mgr_get_default_qos_info(assoc, &qwant);
   slurmdb_qos_rec_t *job_qos = nullptr;
   if (assoc_mgr_fill_in_qos(acct_db_conn, &qwant, accounting_enforce, &job_qos, true) != SLURM_SUCCESS)
     job_qos = nullptr;
-  slurmdb_qos_rec_t *part_qos = ctx->part ? ctx->part->qos_ptr : nullptr;
-  slurmdb_qos_rec_t *q1 = job_qos, *q2 = nullptr;
-  if (job_qos && part_qos && job_qos != part_qos) {
-    if (job_qos->flags & QOS_FLAG_OVER_PART_QOS) q2 = part_qos;
-    else { q1 = part_qos; q2 = job_qos; }
-  } else if (!job_qos) {
-    q1 = part_qos;
-  }
-  slurmdb_tres_rec_t gpu_rec;
-  memset(&gpu_rec, 0, sizeof gpu_rec);
-  gpu_rec.type = const_cast<char *>("gres");
-  gpu_rec.name = const_cast<char *>("gpu");
-  const int pos[4] = {TRES_ARRAY_CPU, TRES_ARRAY_MEM, TRES_ARRAY_NODE, assoc_mgr_find_tres_pos(&gpu_rec, true)};
-  auto at = [&](const uint64_t *arr, int r) -> uint64_t {
-    return arr && pos[r] >= 0 && static_cast<uint32_t>(pos[r]) < g_tres_count ? arr[pos[r]] : INFINITE64;
-  };
-  double factor = -1;
-  for (slurmdb_qos_rec_t *q : {q1, q2})
-    if (q && factor < 0 && q->limit_factor > 0 && q->limit_factor < static_cast<double>(INFINITE)) factor = q->limit_factor;
-  auto scaled = [&](uint64_t v) {
-    return factor > 0 && limit_set(v) ? static_cast<uint64_t>(static_cast<double>(v) * factor) : v;
-  };
-  Bounds max_job, max_node, min_job;
-  for (int r = 0; r < 4; ++r) {
-    // The first QOS that sets each kind of limit decides it.
-    bool qos_pj = false, qos_pn = false, qos_grp = false;
-    for (slurmdb_qos_rec_t *q : {q1, q2}) {
-      if (!q) continue;
-      if (!qos_pj && limit_set(at(q->max_tres_pj_ctld, r))) {
-        max_job.offer(r, at(q->max_tres_pj_ctld, r), {q, nullptr, "MaxTRESPerJob"});
-        qos_pj = true;
-      }
-      if (!qos_pn && limit_set(at(q->max_tres_pn_ctld, r))) {
-        max_node.offer(r, at(q->max_tres_pn_ctld, r), {q, nullptr, "MaxTRESPerNode"});
-        qos_pn = true;
-      }
-      if (!qos_grp && limit_set(at(q->grp_tres_ctld, r))) {
-        max_job.offer(r, at(q->grp_tres_ctld, r), {q, nullptr, "GrpTRES"});
-        qos_grp = true;
-      }
-      max_job.offer(r, at(q->max_tres_pu_ctld, r), {q, nullptr, "MaxTRESPerUser"});
-      max_job.offer(r, at(q->max_tres_pa_ctld, r), {q, nullptr, "MaxTRESPerAccount"});
-      min_job.offer(r, at(q->min_tres_pj_ctld, r), {q, nullptr, "MinTRESPerJob"}, true);
-    }
-    if (!qos_pj) max_job.offer(r, scaled(at(assoc->max_tres_ctld, r)), {nullptr, assoc, "MaxTRES"});
-    if (!qos_pn) max_node.offer(r, scaled(at(assoc->max_tres_pn_ctld, r)), {nullptr, assoc, "MaxTRESPerNode"});
-    if (!qos_grp)
-      for (slurmdb_assoc_rec_t *a = assoc; a; a = a->usage ? a->usage->parent_assoc_ptr : nullptr)
-        max_job.offer(r, scaled(at(a->grp_tres_ctld, r)), {nullptr, a, "GrpTRES"});
-  }
-  out->max_cpus = max_job.value[0];
-  out->max_mem_mb = max_job.value[1];
-  out->max_nodes = max_job.value[2];
-  out->max_gpus = max_job.value[3];
-  out->max_cpus_per_node = max_node.value[0];
-  out->max_mem_per_node_mb = max_node.value[1];
-  out->max_gpus_per_node = max_node.value[3];
-  out->min_cpus = min_job.value[0];
-  out->min_mem_mb = min_job.value[1];
-  out->min_nodes = min_job.value[2];
-  // "QOS small: MaxTRESPerJob=cpu=4,node=2; association of user u, account a: GrpTRES=mem=2000M"
-  auto where = [](const Origin &o) {
-    std::string w;
-    if (o.qos) w = std::string("QOS ") + (o.qos->name ? o.qos->name : "?");
-    else if (o.assoc && o.assoc->user) w = std::string("association of user ") + o.assoc->user + ", account " +
-                                           (o.assoc->acct ? o.assoc->acct : "?");
-    else if (o.assoc) w = std::string("association of account ") + (o.assoc->acct ? o.assoc->acct : "?");
-    return w + ": " + o.limit;
-  };
-  std::vector<std::pair<std::string, std::string>> groups;
-  for (const Bounds *b : {&max_job, &max_node, &min_job})
-    for (int r = 0; r < 4; ++r) {
-      if (!b->value[r]) continue;
-      const std::string item = std::string(kResName[r]) + "=" + std::to_string(b->value[r]) + (r == 1 ? "M" : "");
-      const std::string origin = where(b->origin[r]);
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto &g) { return g.first == origin; });
-      if (it == groups.end()) groups.emplace_back(origin, item);
-      else it->second += "," + item;
-    }
-  ctx->text.clear();
-  for (const auto &[where, items] : groups) {
-    // "QOS small: MaxTRESPerJob" + "=cpu=4,node=2"
-    ctx->text += (ctx->text.empty() ? "" : "; ") + where + "=" + items;
-  }
-  out->text = ctx->text.c_str();
+  const slurmdb_qos_rec_t *part_qos = ctx.part ? ctx.part->qos_ptr : nullptr;
+  const TresPositions pos = tres_positions();
+  if (job_qos) out->job_qos = copy_qos(job_qos, pos);
+  if (part_qos) out->partition_qos = copy_qos(part_qos, pos);
+  for (const slurmdb_assoc_rec_t *a = assoc; a; a = a->usage ? a->usage->parent_assoc_ptr : nullptr)
+    out->associations.push_back(copy_assoc(a, pos));
+  return true;
 }
 
 void accounting_cb(void *vctx, at_accounting_limits *out) {
   if (!(accounting_enforce & ACCOUNTING_ENFORCE_LIMITS)) return;
-  assoc_mgr_lock_t locks;
-  memset(&locks, 0, sizeof locks);
-  locks.assoc = READ_LOCK;
-  locks.qos = READ_LOCK;
-  locks.tres = READ_LOCK;
-  locks.user = READ_LOCK;
-  assoc_mgr_lock(&locks);
-  accounting_limits(static_cast<AcctCtx *>(vctx), out);
-  assoc_mgr_unlock(&locks);
+  auto *ctx = static_cast<AcctCtx *>(vctx);
+  autotune::JobAccounting job;
+  {
+    AssocMgrReadLock lock;
+    if (!copy_job_accounting(*ctx, &job)) return;
+  }
+  const autotune::AccountingLimits l = autotune::accounting_limits(job);
+  out->max_cpus = l.max_cpus;
+  out->max_mem_mb = l.max_mem_mb;
+  out->max_nodes = l.max_nodes;
+  out->max_gpus = l.max_gpus;
+  out->max_cpus_per_node = l.max_cpus_per_node;
+  out->max_mem_per_node_mb = l.max_mem_per_node_mb;
+  out->max_gpus_per_node = l.max_gpus_per_node;
+  out->min_cpus = l.min_cpus;
+  out->min_mem_mb = l.min_mem_mb;
+  out->min_nodes = l.min_nodes;
+  ctx->text = l.text;
+  out->text = ctx->text.c_str();
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Partition limits (MinNodes, MaxNodes, MaxCPUsPerNode, MaxMemPerNode, MaxMemPerCPU) and the
 // accounting limits of the job's QOS and association: a configuration whose Slurm request breaks
 // one is no candidate of a new class, because Slurm would keep its job pending for ever; a space
-// with nothing within them is refused at submission with the limit named.
+// with nothing within them is refused at submission with the limit named.  And how a job's QOS
+// and association records reduce to those bounds (limits.hpp accounting_limits), one limit kind
+// at a time.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,6 +12,7 @@
 #include "autotune/conf.hpp"
 #include "autotune/config.hpp"
 #include "autotune/error.hpp"
+#include "autotune/limits.hpp"
 #include "autotune/store.hpp"
 #include "autotune/tuner.hpp"
 #include "submit_fixture.hpp"
@@ -287,6 +290,291 @@ TEST_F(SubmitLimits, TheClassKeepsItsAccountingLimits) {
     EXPECT_EQ(cand.config.counts.nodes, 1) << cand.config.format();
     EXPECT_GE(cand.config.counts.workers * cand.config.worker.cpus, 2) << cand.config.format();
   }
+}
+
+// ---- accounting_limits(): a job's QOS and association records reduced to bounds ----------------
+
+QosLimits qos(const std::string &name) {
+  QosLimits q;
+  q.name = name;
+  return q;
+}
+AssocLimits user_assoc(const std::string &user, const std::string &account) {
+  AssocLimits a;
+  a.user = user;
+  a.account = account;
+  return a;
+}
+AssocLimits account_assoc(const std::string &account) { return user_assoc("", account); }
+
+// A job of user u in account a (under root), in QOS `job_qos`, on a partition without a QOS.
+JobAccounting job_in(const std::optional<QosLimits> &job_qos) {
+  JobAccounting j;
+  j.job_qos = job_qos;
+  j.associations = {user_assoc("u", "a"), account_assoc("a"), account_assoc("root")};
+  return j;
+}
+
+TEST(AccountingLimitsOf, NoLimitSetIsNoBound) {
+  const AccountingLimits none = accounting_limits(JobAccounting{});
+  EXPECT_FALSE(none.any());
+  EXPECT_EQ(none.text, "");
+  EXPECT_FALSE(accounting_limits(job_in(qos("normal"))).any());
+  // 0 is no limit either.
+  QosLimits zero = qos("zero");
+  zero.max_per_job[Tres::cpu] = 0;
+  zero.min_per_job[Tres::node] = 0;
+  EXPECT_FALSE(accounting_limits(job_in(zero)).any());
+}
+
+TEST(AccountingLimitsOf, QosMaxTresPerJob) {
+  QosLimits q = qos("small");
+  q.max_per_job[Tres::cpu] = 4;
+  q.max_per_job[Tres::node] = 2;
+  q.max_per_job[Tres::mem] = 8000;
+  q.max_per_job[Tres::gpu] = 1;
+  const AccountingLimits l = accounting_limits(job_in(q));
+  EXPECT_EQ(l.max_cpus, 4u);
+  EXPECT_EQ(l.max_nodes, 2u);
+  EXPECT_EQ(l.max_mem_mb, 8000u);
+  EXPECT_EQ(l.max_gpus, 1u);
+  EXPECT_EQ(l.max_cpus_per_node, 0u);
+  EXPECT_EQ(l.min_cpus, 0u);
+  EXPECT_EQ(l.text, "QOS small: MaxTRESPerJob=cpu=4,mem=8000M,node=2,gres/gpu=1");
+}
+
+TEST(AccountingLimitsOf, QosMaxTresPerNode) {
+  QosLimits q = qos("narrow");
+  q.max_per_node[Tres::cpu] = 2;
+  q.max_per_node[Tres::mem] = 3000;
+  q.max_per_node[Tres::gpu] = 1;
+  q.max_per_node[Tres::node] = 5;  // no field holds it, but it binds: the text names it
+  const AccountingLimits l = accounting_limits(job_in(q));
+  EXPECT_EQ(l.max_cpus_per_node, 2u);
+  EXPECT_EQ(l.max_mem_per_node_mb, 3000u);
+  EXPECT_EQ(l.max_gpus_per_node, 1u);
+  EXPECT_EQ(l.max_cpus, 0u);
+  EXPECT_EQ(l.max_nodes, 0u);
+  EXPECT_EQ(l.text, "QOS narrow: MaxTRESPerNode=cpu=2,mem=3000M,node=5,gres/gpu=1");
+}
+
+TEST(AccountingLimitsOf, QosGrpTresBoundsOneJobAndTheTighterLimitWins) {
+  QosLimits q = qos("group");
+  q.grp[Tres::mem] = 2000;
+  q.grp[Tres::cpu] = 6;
+  q.max_per_job[Tres::cpu] = 8;
+  q.max_per_job[Tres::node] = 3;
+  q.grp[Tres::node] = 3;  // a tie: the limit named first (MaxTRESPerJob) is kept
+  const AccountingLimits l = accounting_limits(job_in(q));
+  EXPECT_EQ(l.max_mem_mb, 2000u);
+  EXPECT_EQ(l.max_cpus, 6u);
+  EXPECT_EQ(l.max_nodes, 3u);
+  EXPECT_EQ(l.text, "QOS group: GrpTRES=cpu=6,mem=2000M; QOS group: MaxTRESPerJob=node=3");
+}
+
+TEST(AccountingLimitsOf, QosMaxTresPerUserAndPerAccountOfEveryQos) {
+  QosLimits part = qos("part"), job = qos("job");
+  part.max_per_user[Tres::cpu] = 10;
+  part.max_per_account[Tres::mem] = 5000;
+  job.max_per_user[Tres::cpu] = 3;  // the second QOS's count too: a job cannot exceed them
+  job.max_per_account[Tres::mem] = 9000;
+  job.max_per_account[Tres::node] = 2;
+  JobAccounting j = job_in(job);
+  j.partition_qos = part;
+  const AccountingLimits l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 3u);
+  EXPECT_EQ(l.max_mem_mb, 5000u);
+  EXPECT_EQ(l.max_nodes, 2u);
+  EXPECT_EQ(l.text, "QOS job: MaxTRESPerUser=cpu=3; QOS part: MaxTRESPerAccount=mem=5000M; "
+                    "QOS job: MaxTRESPerAccount=node=2");
+}
+
+TEST(AccountingLimitsOf, MinTresPerJobTakesTheLargest) {
+  QosLimits part = qos("part"), job = qos("job");
+  part.min_per_job[Tres::cpu] = 2;
+  part.min_per_job[Tres::mem] = 4000;
+  job.min_per_job[Tres::cpu] = 4;
+  job.min_per_job[Tres::mem] = 1000;
+  job.min_per_job[Tres::node] = 2;
+  job.min_per_job[Tres::gpu] = 1;  // no field holds it; the text names it
+  JobAccounting j = job_in(job);
+  j.partition_qos = part;
+  const AccountingLimits l = accounting_limits(j);
+  EXPECT_EQ(l.min_cpus, 4u);
+  EXPECT_EQ(l.min_mem_mb, 4000u);
+  EXPECT_EQ(l.min_nodes, 2u);
+  EXPECT_EQ(l.max_cpus, 0u);
+  EXPECT_EQ(l.text, "QOS job: MinTRESPerJob=cpu=4,node=2,gres/gpu=1; QOS part: MinTRESPerJob=mem=4000M");
+}
+
+// The partition's QOS comes first unless the job's has OverPartQOS; the first QOS that sets a
+// kind of limit (MaxTRESPerJob, MaxTRESPerNode, GrpTRES) for a resource decides it, even when a
+// later one is tighter.
+TEST(AccountingLimitsOf, ThePartitionQosComesFirstUnlessTheJobsHasOverPartQos) {
+  QosLimits part = qos("part"), job = qos("big");
+  part.max_per_job[Tres::cpu] = 32;
+  job.max_per_job[Tres::cpu] = 4;
+  part.max_per_node[Tres::mem] = 1000;
+  job.max_per_node[Tres::mem] = 8000;
+  part.grp[Tres::node] = 2;
+  job.grp[Tres::node] = 8;
+  JobAccounting j = job_in(job);
+  j.partition_qos = part;
+  AccountingLimits l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 32u);
+  EXPECT_EQ(l.max_mem_per_node_mb, 1000u);
+  EXPECT_EQ(l.max_nodes, 2u);
+  EXPECT_EQ(l.text, "QOS part: MaxTRESPerJob=cpu=32; QOS part: GrpTRES=node=2; QOS part: MaxTRESPerNode=mem=1000M");
+
+  j.job_qos->over_part_qos = true;
+  l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 4u);
+  EXPECT_EQ(l.max_mem_per_node_mb, 8000u);
+  EXPECT_EQ(l.max_nodes, 8u);
+  EXPECT_EQ(l.text, "QOS big: MaxTRESPerJob=cpu=4; QOS big: GrpTRES=node=8; QOS big: MaxTRESPerNode=mem=8000M");
+
+  // The partition's QOS alone, when the job has none.
+  j.job_qos.reset();
+  EXPECT_EQ(accounting_limits(j).max_cpus, 32u);
+}
+
+TEST(AccountingLimitsOf, TheFirstQosThatSetsAKindDecidesItPerResource) {
+  QosLimits part = qos("part"), job = qos("job");
+  part.max_per_job[Tres::cpu] = 16;  // sets cpu only
+  job.max_per_job[Tres::cpu] = 2;
+  job.max_per_job[Tres::node] = 1;   // node: the partition's QOS sets none, so the job's decides
+  JobAccounting j = job_in(job);
+  j.partition_qos = part;
+  const AccountingLimits l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 16u);
+  EXPECT_EQ(l.max_nodes, 1u);
+  EXPECT_EQ(l.text, "QOS part: MaxTRESPerJob=cpu=16; QOS job: MaxTRESPerJob=node=1");
+}
+
+TEST(AccountingLimitsOf, OneQosInBothRolesCountsOnce) {
+  QosLimits normal = qos("normal");
+  normal.max_per_job[Tres::cpu] = 8;
+  normal.min_per_job[Tres::cpu] = 2;
+  JobAccounting j = job_in(normal);
+  j.partition_qos = normal;
+  const AccountingLimits both = accounting_limits(j), alone = accounting_limits(job_in(normal));
+  EXPECT_EQ(both.max_cpus, 8u);
+  EXPECT_EQ(both.min_cpus, 2u);
+  EXPECT_EQ(both.text, alone.text);
+}
+
+TEST(AccountingLimitsOf, TheAssociationsMaxTresWhereNoQosSetsMaxTresPerJob) {
+  JobAccounting j = job_in(qos("normal"));
+  j.associations[0].max_per_job[Tres::cpu] = 6;
+  j.associations[0].max_per_job[Tres::node] = 3;
+  j.associations[1].max_per_job[Tres::cpu] = 1;  // a parent's MaxTRES is not the job's
+  AccountingLimits l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 6u);
+  EXPECT_EQ(l.max_nodes, 3u);
+  EXPECT_EQ(l.text, "association of user u, account a: MaxTRES=cpu=6,node=3");
+  // A QOS's MaxTRESPerJob replaces the association's, looser or not, for its resource only.
+  j.job_qos->max_per_job[Tres::cpu] = 12;
+  l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 12u);
+  EXPECT_EQ(l.max_nodes, 3u);
+  EXPECT_EQ(l.text, "QOS normal: MaxTRESPerJob=cpu=12; association of user u, account a: MaxTRES=node=3");
+}
+
+TEST(AccountingLimitsOf, TheAssociationsMaxTresPerNodeWhereNoQosSetsIt) {
+  JobAccounting j = job_in(std::nullopt);
+  j.associations[0].max_per_node[Tres::cpu] = 4;
+  j.associations[0].max_per_node[Tres::gpu] = 2;
+  AccountingLimits l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus_per_node, 4u);
+  EXPECT_EQ(l.max_gpus_per_node, 2u);
+  EXPECT_EQ(l.text, "association of user u, account a: MaxTRESPerNode=cpu=4,gres/gpu=2");
+  QosLimits q = qos("q");
+  q.max_per_node[Tres::gpu] = 4;
+  j.job_qos = q;
+  l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus_per_node, 4u);
+  EXPECT_EQ(l.max_gpus_per_node, 4u);
+}
+
+TEST(AccountingLimitsOf, GrpTresOfEveryAssociationUpTheTree) {
+  JobAccounting j = job_in(qos("normal"));
+  j.associations[0].grp[Tres::cpu] = 10;
+  j.associations[1].grp[Tres::cpu] = 6;  // account a
+  j.associations[2].grp[Tres::cpu] = 100;
+  j.associations[2].grp[Tres::mem] = 2000;  // root
+  j.associations[0].grp[Tres::mem] = 2000;  // a tie: the job's association, named first
+  AccountingLimits l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 6u);
+  EXPECT_EQ(l.max_mem_mb, 2000u);
+  EXPECT_EQ(l.text, "association of account a: GrpTRES=cpu=6; association of user u, account a: GrpTRES=mem=2000M");
+  // A QOS's GrpTRES replaces every association's, for its resource.
+  j.job_qos->grp[Tres::cpu] = 20;
+  l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 20u);
+  EXPECT_EQ(l.max_mem_mb, 2000u);
+}
+
+TEST(AccountingLimitsOf, LimitFactorScalesTheAssociationsLimitsOnly) {
+  QosLimits q = qos("scaled");
+  q.limit_factor = 2.0;
+  q.max_per_user[Tres::cpu] = 100;
+  JobAccounting j = job_in(q);
+  j.associations[0].max_per_job[Tres::cpu] = 3;
+  j.associations[0].max_per_node[Tres::mem] = 1000;
+  j.associations[1].grp[Tres::node] = 2;
+  AccountingLimits l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 6u);
+  EXPECT_EQ(l.max_mem_per_node_mb, 2000u);
+  EXPECT_EQ(l.max_nodes, 4u);
+  EXPECT_EQ(l.text, "association of user u, account a: MaxTRES=cpu=6; association of account a: GrpTRES=node=4; "
+                    "association of user u, account a: MaxTRESPerNode=mem=2000M");
+  // The factor of the first QOS in order that has one; scaled values are rounded down, and one
+  // scaled to 0 is no limit.
+  QosLimits part = qos("part");
+  part.limit_factor = 0.5;
+  j.partition_qos = part;
+  l = accounting_limits(j);
+  EXPECT_EQ(l.max_cpus, 1u);  // 3 x 0.5
+  EXPECT_EQ(l.max_mem_per_node_mb, 500u);
+  EXPECT_EQ(l.max_nodes, 1u);
+  j.associations[1].grp[Tres::node] = 1;
+  EXPECT_EQ(accounting_limits(j).max_nodes, 0u);  // 1 x 0.5
+  // A factor of 0 (or less) is none: the next QOS's applies.
+  j.partition_qos->limit_factor = 0;
+  EXPECT_EQ(accounting_limits(j).max_cpus, 6u);
+  // Scaled beyond 2^64 is no limit: the QOS's MaxTRESPerUser (not scaled) is what is left.
+  j.associations[0].max_per_job[Tres::cpu] = std::uint64_t{1} << 63;
+  EXPECT_EQ(accounting_limits(j).max_cpus, 100u);
+}
+
+TEST(AccountingLimitsOf, TheTextNamesEachBindingLimitByWhereItComesFrom) {
+  QosLimits q = qos("small");
+  q.max_per_job[Tres::cpu] = 4;
+  q.max_per_job[Tres::node] = 2;
+  JobAccounting j = job_in(q);
+  j.associations[0].grp[Tres::mem] = 2000;
+  EXPECT_EQ(accounting_limits(j).text,
+            "QOS small: MaxTRESPerJob=cpu=4,node=2; association of user u, account a: GrpTRES=mem=2000M");
+  // Unknown names read "?".
+  JobAccounting unnamed;
+  unnamed.job_qos = qos("");
+  unnamed.job_qos->max_per_job[Tres::cpu] = 1;
+  unnamed.associations = {user_assoc("u", ""), account_assoc("")};
+  unnamed.associations[0].max_per_job[Tres::mem] = 100;
+  unnamed.associations[1].grp[Tres::node] = 1;
+  EXPECT_EQ(accounting_limits(unnamed).text,
+            "QOS ?: MaxTRESPerJob=cpu=1; association of user u, account ?: MaxTRES=mem=100M; "
+            "association of account ?: GrpTRES=node=1");
+}
+
+TEST(AccountingLimitsOf, BoundsAreWhatTheViolationChecks) {
+  QosLimits q = qos("small");
+  q.max_per_job[Tres::cpu] = 4;
+  q.min_per_job[Tres::node] = 2;
+  const AccountingLimits l = accounting_limits(job_in(q));
+  EXPECT_EQ(l.violation(request(2, 4, 1, 100)), "");
+  EXPECT_EQ(l.violation(request(2, 4, 2, 100)), "asks for 8 CPUs, at most 4");
+  EXPECT_EQ(l.violation(request(1, 2, 1, 100)), "asks for 1 nodes, at least 2");
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ ClassRecord make_class(const std::string &space, int budget, double gamma = 0.0,
   c.settings.space = space;
   c.settings.gamma = gamma;
   c.settings.budget = budget;
-  c.settings.mode = "steps";
+  c.settings.mode = ClassMode::steps;
   c.settings.extra = make_class_extra(SpaceSpec::parse(space), inv, billing, Conf::defaults(),
                                       static_cast<std::size_t>(budget), 11);
   return c;
@@ -120,7 +120,7 @@ TEST(AllocationSearch, CandidatesFitTheAllocationAndTheSearchStopsByTheBudget) {
     ASSERT_TRUE(s.is_candidate(*next.config));
     EXPECT_TRUE(seen.insert(next.config->format()).second)
         << "proposed twice: " << next.config->format();
-    EXPECT_EQ(next.origin, n < 3 ? "initial" : "model");
+    EXPECT_EQ(next.origin, n < 3 ? TrialOrigin::initial : TrialOrigin::model);
     auto score = s.record(*next.config, throughput(*next.config), false);
     ASSERT_TRUE(score);
     if (n == 0) {

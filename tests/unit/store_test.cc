@@ -81,6 +81,36 @@ TEST_F(StoreTest, ClassesAreKeyedByOwnerAndName) {
   EXPECT_EQ(a.state, ClassState::tuning);
 }
 
+// A class's mode is kept as the text "jobs" or "steps".
+TEST_F(StoreTest, TheClassModeIsStoredByName) {
+  EXPECT_STREQ(to_string(ClassMode::jobs), "jobs");
+  EXPECT_STREQ(to_string(ClassMode::steps), "steps");
+  EXPECT_EQ(parse_class_mode("--mode", "steps"), ClassMode::steps);
+  EXPECT_EQ(class_mode_from("jobs"), ClassMode::jobs);
+  EXPECT_EQ(code_of([] { parse_class_mode("--mode", "batch"); }), Errc::invalid_argument);
+  try {
+    parse_class_mode("--mode", "Jobs");
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "--mode: 'Jobs' is not one of: jobs, steps");
+  }
+  EXPECT_EQ(code_of([] { class_mode_from(""); }), Errc::corrupt);
+  Store s = open();
+  ClassSettings st = settings();
+  EXPECT_EQ(st.mode, ClassMode::jobs);
+  st.mode = ClassMode::steps;
+  EXPECT_EQ(s.ensure_class(1000, "stepwise", st).settings.mode, ClassMode::steps);
+  EXPECT_EQ(s.ensure_class(1000, "jobwise", settings()).settings.mode, ClassMode::jobs);
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt *q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT mode FROM classes ORDER BY name", -1, &q, nullptr), SQLITE_OK);
+  std::string modes;
+  while (sqlite3_step(q) == SQLITE_ROW) modes += reinterpret_cast<const char *>(sqlite3_column_text(q, 0)) + std::string(" ");
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  EXPECT_EQ(modes, "jobs steps ");
+}
+
 TEST_F(StoreTest, SharedClassesAreSeparateAndUnique) {
   Store s = open();
   s.ensure_class(0, "resnet", settings(), /*shared=*/true);

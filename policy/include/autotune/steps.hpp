@@ -81,7 +81,8 @@ class AllocationSearch {
 
   struct Next {
     std::optional<Configuration> config;  // nullopt: the search stopped
-    std::string origin;  // "initial" (the spread-out first batch) or "model" (expected improvement)
+    TrialOrigin origin = TrialOrigin::initial;  // initial (the spread-out first batch) or model
+                                                // (expected improvement)
     std::string reason;  // why this configuration; or why the search stopped
     std::string stop_rule;  // budget | exhausted | improvement | ei | none ("" while it goes on)
   };

@@ -7,10 +7,10 @@
 // (enumerating the space, fitting the Gaussian process) happens here, outside slurmctld:
 // job_submit only takes the head of the precomputed queue.
 //
-// What a class is searched with is fixed when the class is created (ClassSettings::extra, JSON):
-// the node types of its partition, the partition's limits and billing weights, the engine options (seed,
-// initial trials, stopping rules) and the canonical space.  A later change of autotune.conf
-// affects new classes, never a running search.
+// What a class is searched with is fixed when the class is created (ClassSettings::extra, JSON;
+// class_extra.hpp): the node types of its partition, the partition's limits and billing weights,
+// the engine options (seed, initial trials, stopping rules) and the canonical space.  A later
+// change of autotune.conf affects new classes, never a running search.
 //
 // States:
 //  tuning     the queue holds the engine's next proposals (initial design, then expected
@@ -31,9 +31,11 @@
 #include <string>
 #include <vector>
 
+#include "autotune/class_extra.hpp"
 #include "autotune/conf.hpp"
 #include "autotune/config.hpp"
 #include "autotune/design.hpp"
+#include "autotune/limits.hpp"
 #include "autotune/space.hpp"
 #include "autotune/store.hpp"
 #include "autotune/tuner_conf.hpp"
@@ -52,54 +54,15 @@ struct BillingWeights {
 // Billing units per second of a configuration (Slurm's billing TRES of its request).
 double billing_rate(const Configuration &c, const BillingWeights &w);
 
-// The limits accounting puts on one job's request (QOS and association TRES limits, as slurmctld
-// enforces them with AccountingStorageEnforce=limits; at_accounting_limits says which), already
-// reduced to per-job and per-node bounds; 0 = no limit.  Memory in MB.  Such a job would stay
-// pending for ever (QOSMaxNodePerJobLimit, AssocGrpCpuLimit, ...) or be refused, so a
-// configuration whose request breaks one is no candidate either.
-struct AccountingLimits {
-  std::uint64_t max_nodes = 0, max_cpus = 0, max_mem_mb = 0, max_gpus = 0;
-  std::uint64_t max_cpus_per_node = 0, max_mem_per_node_mb = 0, max_gpus_per_node = 0;
-  std::uint64_t min_nodes = 0, min_cpus = 0, min_mem_mb = 0;
-  std::string text;  // where they come from, e.g. "QOS small: MaxTRESPerJob=cpu=4,node=2"
-  bool any() const;
-  // Empty when the request respects every limit, else which bound it breaks ("asks for 8 CPUs,
-  // at most 4").
-  std::string violation(const SlurmRequest &r) const;
-};
-
-// The limits of a job's partition that bound what a job may request (slurm.conf's MinNodes,
-// MaxNodes, MaxCPUsPerNode, MaxMemPerNode, MaxMemPerCPU); 0 = no limit.  A configuration whose
-// Slurm request breaks one would never start (Slurm keeps such a job pending, reason
-// PartitionNodeLimit and the like), so it is no candidate.  `accounting` holds the QOS and
-// association limits of the job that created the class.
-struct PartitionLimits {
-  int min_nodes = 0, max_nodes = 0, max_cpus_per_node = 0;
-  std::uint64_t max_mem_per_node_mb = 0, max_mem_per_cpu_mb = 0;
-  AccountingLimits accounting;
-  // Any partition limit (accounting's are separate: accounting.any()).
-  bool any() const;
-  // "MaxNodes=2, MaxCPUsPerNode=1" (the partition limits that are set, in slurm.conf's words).
-  std::string describe() const;
-  // Empty when the request respects every limit (the partition's and accounting's), else which
-  // one it breaks ("asks for 4 nodes, MaxNodes=2").
-  std::string violation(const SlurmRequest &r) const;
-};
-
 // The search problem of one class, rebuilt from its settings.
 struct ClassProblem {
+  ClassExtra settings;  // as the class keeps them (class_extra.hpp): seed, engine options, epoch
   SpaceSpec space;
   Inventory inventory;
   PartitionLimits limits;
   BillingWeights billing;
   std::vector<Candidate> candidates;  // feasible for Slurm's uniform request (config.hpp)
-  std::uint64_t seed = 1;
-  std::size_t initial_trials = 3;
-  double xi = 0.01;
-  std::string batch = "believer";
-  StoppingOptions stop;
-  int queue_depth = 4;
-  int epoch_start = 0;  // trials with seq < epoch_start belong to an earlier search
+  StoppingOptions stop;               // the current search's (settings.stopping())
   // The candidate whose configuration is `config`, if any.
   std::optional<std::size_t> index_of(const std::string &config) const;
 };

@@ -47,12 +47,21 @@ TrialOrigin trial_origin_from(std::string_view s);
 // done, failed, timeout, cancelled
 bool is_final(TrialStatus s);
 
+// How a class tunes: jobs (job_submit rewrites each job to one trial's configuration) or steps
+// (each job searches inside its own allocation, autotune-run).
+enum class ClassMode { jobs, steps };
+const char *to_string(ClassMode m);  // "jobs", "steps" (the store's text, the export's)
+ClassMode class_mode_from(std::string_view s);  // as the store spells it; Error(corrupt) otherwise
+// An option's value ("jobs" or "steps"); throws Error(invalid_argument) "FIELD: 'V' is not one
+// of: jobs, steps".
+ClassMode parse_class_mode(std::string_view field, std::string_view value);
+
 // What a class is tuned for; fixed when the class is created.
 struct ClassSettings {
   std::string space;      // space spec (already clamped to the administrator's limits)
   double gamma = 0.5;     // 0 fastest .. 1 cheapest
   int budget = 10;        // most trials
-  std::string mode = "jobs";  // jobs | steps
+  ClassMode mode = ClassMode::jobs;
   int probe_batches = 20;     // K: batches profiled per trial in steps mode
   std::string extra = "{}";   // JSON: engine options, inventory snapshot, billing
 };

@@ -1,0 +1,152 @@
+#include "autotune/class_extra.hpp"
+
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autotune/error.hpp"
+
+// std::optional as JSON: null when empty (nlohmann 3.11 has no conversion of its own).  Only this
+// file converts a ClassExtra; the nulls are left out of what it writes.
+namespace nlohmann {
+template <typename T>
+struct adl_serializer<std::optional<T>> {
+  static void to_json(json &j, const std::optional<T> &v) {
+    if (v)
+      j = *v;
+    else
+      j = nullptr;
+  }
+  static void from_json(const json &j, std::optional<T> &v) {
+    if (j.is_null())
+      v.reset();
+    else
+      v = j.get<T>();
+  }
+};
+}  // namespace nlohmann
+
+namespace autotune {
+
+using nlohmann::json;
+
+const EngineConf &engine_defaults() {
+  static const EngineConf d;
+  return d;
+}
+
+const TunerConf &tuner_defaults() {
+  static const TunerConf d;
+  return d;
+}
+
+StoppingOptions ClassExtra::stopping(int class_budget) const {
+  StoppingOptions s;
+  s.budget = epoch_budget.value_or(stop.budget.value_or(static_cast<std::size_t>(class_budget)));
+  s.min_improvement = stop.min_improvement;
+  s.round_trials = stop.round_trials;
+  s.ei_fraction = stop.ei_fraction;
+  s.min_trials = stop.min_trials;
+  return s;
+}
+
+PartitionLimits ClassExtra::partition_limits() const {
+  PartitionLimits p = limits.value_or(PartitionLimits{});
+  p.accounting = accounting_limits.value_or(AccountingLimits{});
+  return p;
+}
+
+void ClassExtra::set_partition_limits(const PartitionLimits &l) {
+  limits.reset();
+  accounting_limits.reset();
+  if (l.any()) {
+    limits = l;
+    limits->accounting = {};
+  }
+  if (l.accounting.any()) accounting_limits = l.accounting;
+}
+
+// ---- JSON ------------------------------------------------------------------------------------
+// The conversions are found by argument-dependent lookup, so they live in this namespace; no
+// other file defines them.
+
+void to_json(json &j, BatchMode b) { j = batch_mode_name(b); }
+void from_json(const json &j, BatchMode &b) { b = parse_batch_mode("batch", j.get<std::string>()); }
+
+// A node type as a class keeps it; what a key lacks reads as the fallbacks below (every class
+// since node types were recorded has all of them).
+void to_json(json &j, const NodeType &t) {
+  j = {{"name", t.name},
+       {"count", t.count},
+       {"cpus", t.cpus},
+       {"mem_mb", t.mem_mb},
+       {"gpus", t.gpus},
+       {"features", t.features},
+       {"billing_weight", t.billing_weight}};
+}
+void from_json(const json &j, NodeType &t) {
+  t.name = j.value("name", std::string("node"));
+  t.count = j.value("count", 1);
+  t.cpus = j.value("cpus", 1);
+  t.mem_mb = j.value("mem_mb", std::uint64_t{1});
+  t.gpus = j.value("gpus", 0);
+  t.features = j.value("features", std::vector<std::string>{});
+  t.billing_weight = j.value("billing_weight", 1.0);
+}
+void to_json(json &j, const Inventory &inv) { j = inv.types; }
+void from_json(const json &j, Inventory &inv) { inv.types = j.get<std::vector<NodeType>>(); }
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AccountingLimits, max_nodes, max_cpus, max_mem_mb,
+                                                max_gpus, max_cpus_per_node, max_mem_per_node_mb,
+                                                max_gpus_per_node, min_nodes, min_cpus, min_mem_mb,
+                                                text)
+// The partition's limits only: accounting's are a key of their own.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PartitionLimits, min_nodes, max_nodes,
+                                                max_cpus_per_node, max_mem_per_node_mb,
+                                                max_mem_per_cpu_mb)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClassStop, budget, min_improvement, round_trials,
+                                                ei_fraction, min_trials)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClassExtra, space, inventory, billing_weights, seed,
+                                                initial_trials, xi, batch, stop, queue_depth,
+                                                change_margin, drift_threshold, drift_confirm,
+                                                retune_budget, epoch_start, epoch_budget, incumbent,
+                                                limits, accounting_limits)
+
+namespace {
+
+// `j` without its null members, at every depth: a null reads as a missing key (its default), and
+// an unset optional is written as no key at all.
+json without_nulls(json j) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end();) {
+      if (it->is_null()) {
+        it = j.erase(it);
+      } else {
+        *it = without_nulls(std::move(*it));
+        ++it;
+      }
+    }
+  } else if (j.is_array()) {
+    for (json &e : j) e = without_nulls(std::move(e));
+  }
+  return j;
+}
+
+}  // namespace
+
+ClassExtra class_extra(const ClassRecord &c) {
+  try {
+    const json j = without_nulls(json::parse(c.settings.extra));
+    if (!j.is_object()) throw Error(Errc::corrupt, "not a JSON object");
+    return j.get<ClassExtra>();
+  } catch (const json::exception &e) {
+    throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
+  } catch (const Error &e) {  // not an object, an unknown batch mode
+    throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
+  }
+}
+
+std::string format_class_extra(const ClassExtra &x) { return without_nulls(json(x)).dump(); }
+
+}  // namespace autotune

@@ -1,0 +1,82 @@
+// What a class is searched with, fixed when the class is created: ClassSettings::extra, a JSON
+// object whose keys are the member names below ("stop" an object of ClassStop's, "limits" and
+// "accounting_limits" objects of the limits' fields, "batch" the engine's batch mode name).
+//
+// Every key is optional, so that a store written by an older version still reads: a missing key
+// (or a null) takes the default below, which for the engine and tuner settings is autotune.conf's
+// own (EngineConf{}, TunerConf{}: the same constants, not a copy of them).  Keys of no member are
+// ignored on reading and dropped on writing.
+//
+// Thread safety: plain data; the functions are pure.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "autotune/engine_conf.hpp"
+#include "autotune/limits.hpp"
+#include "autotune/space.hpp"
+#include "autotune/stopping.hpp"
+#include "autotune/store.hpp"
+#include "autotune/strategy.hpp"
+#include "autotune/tuner_conf.hpp"
+
+namespace autotune {
+
+// autotune.conf's defaults (a default-constructed EngineConf and TunerConf).
+const EngineConf &engine_defaults();
+const TunerConf &tuner_defaults();
+
+// When the class's search stops ("stop"; StoppingOptions, stopping.hpp).
+struct ClassStop {
+  std::optional<std::size_t> budget;  // nullopt: the class's budget (ClassSettings::budget)
+  double min_improvement = engine_defaults().min_improvement;
+  std::size_t round_trials = engine_defaults().round_trials;
+  double ei_fraction = engine_defaults().ei_fraction;
+  std::size_t min_trials = engine_defaults().min_trials;
+};
+
+struct ClassExtra {
+  std::string space;  // SpaceSpec text (space.hpp); empty: the built-in defaults
+  // The node types of the partition (a stored node type lacking a key reads as name "node", 1
+  // node of 1 CPU and 1 MB, no GPU, no feature, billing weight 1).
+  Inventory inventory;
+  std::string billing_weights;  // the partition's TRESBillingWeights; empty: Slurm's default
+  std::uint64_t seed = engine_defaults().seed;
+  std::size_t initial_trials = engine_defaults().initial_trials;
+  double xi = engine_defaults().exploration_margin;
+  BatchMode batch = engine_defaults().batch;  // stored as batch_mode_name(): "believer", "liar"
+  ClassStop stop;
+  int queue_depth = tuner_defaults().queue_depth;
+  double change_margin = tuner_defaults().change_margin;
+  double drift_threshold = tuner_defaults().drift_threshold;
+  int drift_confirm = tuner_defaults().drift_confirm;
+  int retune_budget = tuner_defaults().retune_budget;
+  // The current search (a class that drifted searches again: a new epoch): the trials with seq
+  // < epoch_start belong to an earlier one; its budget (nullopt: stop.budget's); while it runs
+  // after drift, the id of the best trial before it, which its winner must beat by change_margin.
+  int epoch_start = 0;
+  std::optional<std::size_t> epoch_budget;
+  std::optional<std::int64_t> incumbent;
+  // The limits of the job that created the class (none for a class created before they were).
+  // `limits` keeps the partition's only: its `accounting` member is accounting_limits.
+  std::optional<PartitionLimits> limits;
+  std::optional<AccountingLimits> accounting_limits;
+
+  // The stopping options of the current search: `stop`, with its budget.
+  StoppingOptions stopping(int class_budget) const;
+  // `limits` and `accounting_limits` together (0 = no limit for those absent).
+  PartitionLimits partition_limits() const;
+  // Sets both from `l`, each only when it has a limit (so a class without any keeps no key).
+  void set_partition_limits(const PartitionLimits &l);
+};
+
+// The class's extra settings.  Throws Error(corrupt) naming the class when its text is not a JSON
+// object of the types above (an unknown batch mode included).
+ClassExtra class_extra(const ClassRecord &c);
+// The JSON text of `x` for ClassSettings::extra (members that are nullopt are left out).
+std::string format_class_extra(const ClassExtra &x);
+
+}  // namespace autotune
