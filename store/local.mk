@@ -1,12 +1,20 @@
-# store/: the profile store (SQLite): classes, trials, recommendations, node speeds; and the
-# result file an app writes (result.hpp).  Depends on common/ only.
-noinst_LTLIBRARIES += store/libautotune_store.la
-store_libautotune_store_la_SOURCES = \
+# store/: two libraries, so that the plugins (which only read and write the store) do not load
+# the JSON readers and writers of the tools:
+#   store/libautotune_store.la  the profile store (SQLite): classes, trials, recommendations,
+#                               node speeds
+#   store/libautotune_files.la  the JSON files that travel: the result an app or autotune-run
+#                               leaves for ingest (result.hpp), and a class's export
+#                               (export.hpp: `autotune export`, read back by steps mode)
+# Both depend on common/ only.
+noinst_LTLIBRARIES += store/libautotune_store.la store/libautotune_files.la
+store_libautotune_files_la_SOURCES = \
 	store/export.cc \
 	store/include/autotune/export.hpp \
 	store/include/autotune/result.hpp \
+	store/result.cc
+store_libautotune_files_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
+store_libautotune_store_la_SOURCES = \
 	store/include/autotune/store.hpp \
-	store/result.cc \
 	store/sqlite.cc \
 	store/sqlite.hpp \
 	store/store.cc
@@ -20,7 +28,7 @@ tests_unit_store_test_SOURCES = \
 	tests/unit/result_test.cc \
 	tests/unit/store_test.cc
 tests_unit_store_test_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) $(GTEST_CFLAGS)
-tests_unit_store_test_LDADD = $(AT_STORE) $(AT_COMMON) $(GTEST_LIBS)
+tests_unit_store_test_LDADD = $(AT_FILES) $(AT_STORE) $(AT_COMMON) $(GTEST_LIBS)
 TESTS += tests/unit/store_test tests/unit/store_concurrency.sh
 EXTRA_DIST += tests/unit/fixtures tests/unit/store_concurrency.sh
 check_PROGRAMS += tests/unit/store_stress

@@ -4,9 +4,10 @@
 #    libsqlite3; defines no function of the engine, the store, autotune.conf's other sections,
 #    the policy or the C API.
 #  - job_submit_autotune.so (slurmctld): no function of the model (engine/libautotune_engine:
-#    Gaussian process, expected improvement, propose) nor of the tier store.
+#    Gaussian process, expected improvement, propose), of the tier store, or of the tools' JSON
+#    files (store/libautotune_files: result files, exports).
 #  - select_autotune.so (slurmctld and every client): node speeds only: no function of the
-#    engine, the policy, the submit API or the tier store.
+#    engine, the policy, the submit API, the tier store or the tools' JSON files.
 #  - no plugin loads libpmem2, MPI or libssp.
 # A function "of" a library is a strong text symbol (T) defined by its archive; inline and template
 # code (weak symbols) is shared and not counted.
@@ -51,8 +52,8 @@ else
   else echo "ok: libssp.so does not load libsqlite3"; fi
   has "$so" > "$tmp/so"
   check "$so" libssp.so engine/.libs/libautotune_engine.a engine/.libs/libautotune_search.a \
-    store/.libs/libautotune_store.a conf/.libs/libautotune_conf.a policy/.libs/libautotune_policy.a \
-    capi/.libs/libautotune_capi.a capi/.libs/libautotune_submit.a capi/.libs/libautotune_select.a
+    store/.libs/libautotune_store.a store/.libs/libautotune_files.a conf/.libs/libautotune_conf.a \
+    policy/.libs/libautotune_policy.a capi/.libs/libautotune_capi.a capi/.libs/libautotune_submit.a capi/.libs/libautotune_select.a
   # ... and exports none of them either (the dynamic symbol table is what an MPI program sees).
   nm -D --defined-only "$so" | awk '{print $3}' | sort -u > "$tmp/so"
   check "$so" "libssp.so's exports" engine/.libs/libautotune_engine.a engine/.libs/libautotune_search.a \
@@ -63,12 +64,12 @@ so=$b/plugins/job_submit/.libs/job_submit_autotune.so
 if [ -f "$so" ]; then
   has "$so" > "$tmp/so"
   check "$so" job_submit_autotune.so engine/.libs/libautotune_engine.a tier/.libs/libautotune_tier.a \
-    capi/.libs/libautotune_select.a
+    capi/.libs/libautotune_select.a store/.libs/libautotune_files.a
 fi
 so=$b/plugins/select/.libs/select_autotune.so
 if [ -f "$so" ]; then
   has "$so" > "$tmp/so"
   check "$so" select_autotune.so engine/.libs/libautotune_engine.a policy/.libs/libautotune_policy.a \
-    capi/.libs/libautotune_submit.a tier/.libs/libautotune_tier.a
+    capi/.libs/libautotune_submit.a tier/.libs/libautotune_tier.a store/.libs/libautotune_files.a
 fi
 exit $fail
