@@ -23,3 +23,11 @@ tests_unit_capi_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) 
 	$(GTEST_CFLAGS) $(GMOCK_CFLAGS)
 tests_unit_capi_test_LDADD = $(AT_SUBMIT_API) $(AT_SELECT_API) $(AT_CAPI) $(AT_ALL) $(GMOCK_LIBS) $(GTEST_LIBS)
 TESTS += tests/unit/capi_test
+
+# The select thread under concurrent readers (make check; scripts/test --tsan runs it under
+# ThreadSanitizer).
+check_PROGRAMS += tests/unit/select_thread_test
+tests_unit_select_thread_test_SOURCES = tests/unit/select_thread_test.cc
+tests_unit_select_thread_test_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(GTEST_CFLAGS)
+tests_unit_select_thread_test_LDADD = $(AT_SELECT_API) $(AT_CAPI) $(AT_STORE) $(AT_CONF_LIBS) $(GTEST_LIBS)
+TESTS += tests/unit/select_thread_test
