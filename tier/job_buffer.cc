@@ -21,6 +21,24 @@ using tierfs::join;
 
 namespace {
 
+// A tier's root holds every job's directory: it must be a real directory (not a link) of this
+// process's user (root, as autotune-bb creates buffers), writable by nobody else.
+void check_tier_root(const std::string &tier, const std::string &root) {
+  struct stat st;
+  if (::lstat(root.c_str(), &st) != 0) throw_io("tier '" + tier + "': " + root, errno);
+  std::string why;
+  if (!S_ISDIR(st.st_mode))
+    why = "is not a directory (a symbolic link?)";
+  else if (st.st_uid != ::geteuid())
+    why = "is owned by uid " + std::to_string(st.st_uid) + ", not uid " + std::to_string(::geteuid());
+  else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    why = "is writable by group or others";
+  if (!why.empty())
+    throw Error(Errc::permission, "tier '" + tier + "': its directory " + root + " " + why +
+                                      "; no buffer is created there (remove it, or give it to uid " +
+                                      std::to_string(::geteuid()) + " with mode 0755)");
+}
+
 std::string record_name(std::uint32_t job) { return "job." + std::to_string(job); }
 
 std::string encode(const JobBuffer &b) {
@@ -234,11 +252,20 @@ JobBuffer JobBuffers::create(const JobBufferRequest &req) {
   for (size_t i = 0; i < tiers.size(); ++i)
     if (share[i]) b.shares.push_back({tiers[i].name, share[i]});
   // Directories first, the record last: a crash in between leaves directories that destroy()
-  // removes anyway.
+  // removes anyway.  Each tier's root must be ours and writable by nobody else, or a user could
+  // have made it (a pmem tier in /dev/shm is gone after a reboot) and planted the next job's
+  // directory or pool in it; a job directory without a record is a leftover, removed and made
+  // anew, so that nothing in it predates this buffer.
   for (const auto &s : b.shares) {
-    tierfs::make_dirs(tiers[index_of(s.tier)].path, 0755);
+    const std::string &root = tiers[index_of(s.tier)].path;
+    tierfs::make_dirs(root, 0755);
+    check_tier_root(s.tier, root);
     const std::string dir = directory(b, s.tier);
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw_io(dir + ": mkdir", errno);
+    if (::mkdir(dir.c_str(), 0700) != 0) {
+      if (errno != EEXIST) throw_io(dir + ": mkdir", errno);
+      tierfs::remove_tree(dir);
+      if (::mkdir(dir.c_str(), 0700) != 0) throw_io(dir + ": mkdir", errno);
+    }
     Fd d = tierfs::open_file(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     if (::fchown(d.get(), req.uid, req.gid) != 0) throw_io(dir + ": chown", errno);
     if (::fchmod(d.get(), 0700) != 0) throw_io(dir + ": chmod", errno);

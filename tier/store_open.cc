@@ -74,9 +74,34 @@ TierStore::Impl::Impl(TierStoreOptions o) : opt(std::move(o)) {
       tierfs::make_dirs(t.data_dir, 0700);
     } else {
       const std::string pool = join(spec.path, "pool");
-      Fd fd = tierfs::open_file(pool, O_RDWR | O_CREAT, 0600);
+      // Objects with pieces on this tier: a pool is made only where none has any (a missing pool
+      // under existing objects is damage to report, never a fresh empty pool to hand out).
+      std::size_t on_tier = 0;
+      std::string some;
+      for (const auto *set : {&s0.records, &s0.reserved})
+        for (const auto &r : *set)
+          for (const auto &p : r.pieces)
+            if (p.tier == spec.name) {
+              if (on_tier++ < 3) some += (some.empty() ? "" : ", ") + shown(r.key);
+              break;
+            }
+      Fd fd = tierfs::open_if_exists(pool, O_RDWR | O_NOFOLLOW);
+      if (!fd) {
+        if (on_tier > 0)
+          throw Error(Errc::corrupt, "tier '" + spec.name + "': its pool " + pool + " is missing; " +
+                                         std::to_string(on_tier) + " object(s) had pieces there (" +
+                                         some + (on_tier > 3 ? ", ..." : "") + "): they are lost");
+        fd = tierfs::open_file(pool, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+      }
       struct stat st;
       if (::fstat(fd.get(), &st) != 0) throw_io(pool, errno);
+      // Only a pool this process's user made: not a link to another file, not another's file.
+      if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || st.st_nlink != 1)
+        throw Error(Errc::permission,
+                    "tier '" + spec.name + "': its pool " + pool +
+                        " is not a regular file of uid " + std::to_string(::geteuid()) +
+                        " with one link (owner uid " + std::to_string(st.st_uid) + ", " +
+                        std::to_string(st.st_nlink) + " links); refusing to use it");
       const std::uint64_t have = static_cast<std::uint64_t>(st.st_size);
       if (have > spec.capacity) {
         std::uint64_t end = 0;

@@ -145,3 +145,52 @@ int main(int argc, char **argv) {
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
+
+TEST_F(JobBuffersTest, ATierDirectoryAUserMadeIsRefused) {
+  // A pmem tier in /dev/shm is gone after a reboot: a user who makes its directory first could
+  // plant the next job's directory or pool there.  No buffer is created in it.
+  const std::string root = shm + "/bb";
+  ASSERT_EQ(::mkdir(root.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(root.c_str(), 0777), 0);
+  ASSERT_EQ(::chown(root.c_str(), 65534, 65534), 0);
+  Conf c = Conf::load_text("StateDir=" + disk + "/state\nTier=pm Kind=pmem Path=" + root +
+                           " Capacity=64M Bandwidth=3G/s\n");
+  JobBuffers jb({c.path, c.core, c.tier});
+  JobBufferRequest r;
+  r.job = 78;
+  r.uid = 65534;
+  r.gid = 65534;
+  r.capacity = 8 * MiB;
+  std::string msg;
+  EXPECT_EQ(code_of([&] { jb.create(r); }, &msg), Errc::permission);
+  EXPECT_NE(msg.find("tier 'pm': its directory " + root + " is owned by uid 65534, not uid 0"),
+            std::string::npos)
+      << msg;
+  EXPECT_FALSE(jb.find(78)) << "no buffer was recorded";
+  // Given to root but left writable by others: still refused.
+  ASSERT_EQ(::chown(root.c_str(), 0, 0), 0);
+  EXPECT_EQ(code_of([&] { jb.create(r); }, &msg), Errc::permission);
+  EXPECT_NE(msg.find("is writable by group or others"), std::string::npos) << msg;
+}
+
+TEST_F(JobBuffersTest, ALeftoverJobDirectoryIsMadeAnew) {
+  Conf c = Conf::load_text("StateDir=" + disk + "/state\nTier=pm Kind=pmem Path=" + shm +
+                           "/bb Capacity=64M Bandwidth=3G/s\n");
+  JobBuffers jb({c.path, c.core, c.tier});
+  ASSERT_EQ(::mkdir((shm + "/bb").c_str(), 0755), 0);
+  // What a crash (or anyone who could write there) left: a job directory with a file in it.
+  ASSERT_EQ(::mkdir((shm + "/bb/job.79").c_str(), 0777), 0);
+  { tierfs::Fd f = tierfs::open_file(shm + "/bb/job.79/pool", O_WRONLY | O_CREAT, 0666); }
+  JobBufferRequest r;
+  r.job = 79;
+  r.uid = 65534;
+  r.gid = 65534;
+  r.capacity = 8 * MiB;
+  jb.create(r);
+  struct stat st;
+  ASSERT_EQ(::stat((shm + "/bb/job.79").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  EXPECT_TRUE(tierfs::list_dir(shm + "/bb/job.79").empty()) << "nothing older than the buffer is in it";
+  jb.destroy(79);
+}

@@ -454,6 +454,38 @@ TEST_F(TierStoreTest, SurvivesReopen) {
   EXPECT_NE(msg.find("tier 'pm': Capacity 2M is smaller than"), std::string::npos) << msg;
 }
 
+TEST_F(TierStoreTest, AMissingPoolUnderObjectsIsReportedNotRecreated) {
+  auto a = bytes(3 * MiB, 17);
+  {
+    TierStore s(options());
+    ASSERT_GT(s.put("lost", a.data(), a.size()).bytes_on("pm"), 0u);
+  }
+  ASSERT_EQ(::unlink((shm + "/pm/pool").c_str()), 0);
+  std::string msg;
+  EXPECT_EQ(code_of([&] { TierStore t(options()); }, &msg), Errc::corrupt);
+  EXPECT_NE(msg.find("tier 'pm': its pool " + shm + "/pm/pool is missing; 1 object(s) had pieces "
+                     "there ('lost')"),
+            std::string::npos)
+      << msg;
+  struct stat st;
+  EXPECT_NE(::stat((shm + "/pm/pool").c_str(), &st), 0) << "no empty pool was made under the object";
+}
+
+TEST_F(TierStoreTest, APoolThatIsALinkToAnotherFileIsRefused) {
+  { TierStore s(options()); }
+  // A second name for the pool (what a planted hard link looks like from inside) or a symbolic
+  // link instead of it: the store does not map a file that may be read through another path.
+  ASSERT_EQ(::link((shm + "/pm/pool").c_str(), (shm + "/elsewhere").c_str()), 0) << std::strerror(errno);
+  std::string msg;
+  EXPECT_EQ(code_of([&] { TierStore t(options()); }, &msg), Errc::permission);
+  EXPECT_NE(msg.find("is not a regular file of uid " + std::to_string(::geteuid()) + " with one link"),
+            std::string::npos)
+      << msg;
+  ASSERT_EQ(::unlink((shm + "/pm/pool").c_str()), 0);
+  ASSERT_EQ(::symlink((shm + "/elsewhere").c_str(), (shm + "/pm/pool").c_str()), 0);
+  EXPECT_THROW({ TierStore t(options()); }, Error);
+}
+
 TEST_F(TierStoreTest, DemotesColdObjectsWhenPmemIsFull) {
   auto o = options(4 * MiB, 64 * MiB, PlacementPolicy::fill_fastest);
   o.demotion = true;
