@@ -2,7 +2,7 @@
 # the local cluster (scripts/test).  Unit tests of each library are listed in its local.mk.
 TESTS += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/unit/link_deps.sh
 TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) LUA=$(LUA); export top_builddir top_srcdir LUA;
-EXTRA_DIST += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/unit/link_deps.sh tests/integration tests/mpi/run.test tests/run-integration
+EXTRA_DIST += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/unit/link_deps.sh tests/integration tests/mpi/run.test tests/run-integration tests/sanitize
 
 # MPI test program: built with `make', run under srun and mpirun by tests/mpi/run.test.
 noinst_PROGRAMS += tests/mpi/allreduce_hosts
