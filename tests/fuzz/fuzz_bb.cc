@@ -4,10 +4,11 @@
 //   #BB_LUA stage_in source=/home/me/in destination=in.dat  -> autotune-bb stage-in --job ID SRC KEY
 //   #BB_LUA stage_out source=out/ destination=/home/me/out  -> autotune-bb stage-out --job ID KEY DEST
 // and as a job runs it ("put FILE KEY", "get KEY FILE", "ls PREFIX", "rm KEY", "--tier NAME=SIZE").
-// Each input line is one command line, split at blanks (a #BB_LUA line is turned into the command
-// line burst_buffer.lua builds); it is read with the tools' parser (tools/args.hpp) and its values
-// with the parsers autotune-bb calls: parse_int (--job, --uid, --gid), parse_size (--capacity,
-// --pmem, --tier), parse_placement, validate_tier_name and validate_tier_key.
+// Each input line is one command line after "autotune-bb", split at blanks (a #BB_LUA line is
+// turned into the command line burst_buffer.lua builds); it is read with the tools' parser
+// (tools/args.hpp) as autotune-bb reads it, and its values with the parsers autotune-bb calls:
+// parse_int (--job, --uid, --gid), parse_size (--capacity, --pmem, --tier), parse_placement,
+// validate_tier_name and validate_tier_key.
 #include <set>
 #include <string>
 #include <vector>
@@ -64,15 +65,36 @@ void key(const std::string &k, const std::string &field) {
   validate_tier_key(dir ? k.substr(0, k.size() - 1) : k, field);
 }
 
+// The command line read as tools/bb/main.cc's read_command_line() reads it (that function is
+// internal to autotune-bb's main.cc): the global options up to the command, then the command's
+// options, each repeatable, and its arguments, with the same Args::Syntax.
 void run(std::vector<std::string> w) {
-  if (w.empty()) return;
-  const std::string cmd = w[0];
   std::vector<char *> argv;
-  for (std::size_t i = 1; i < w.size(); ++i) argv.push_back(w[i].data());
+  for (auto &x : w) argv.push_back(x.data());
+  cli::Args::Syntax before;
+  before.repeatable = {"conf"};
+  before.stop_at_positional = true;
+  before.help_ends = true;
+  const cli::Args global(static_cast<int>(argv.size()), argv.data(), {"conf"}, {"help"}, "autotune-bb", before);
+  if (global.flag("help")) return;
+  (void)global.values("conf");
+  const auto &rest = global.positional();
+  if (rest.empty() || rest[0].empty() || rest[0][0] == '-') return;  // usage errors of main.cc
+  const std::string cmd = rest[0];
+  FUZZ_CHECK(global.first_positional() >= 0 && global.first_positional() < static_cast<int>(argv.size()) &&
+                 cmd == argv[global.first_positional()],
+             "first_positional() does not index the command");
   const std::set<std::string> options =
       cmd == "create" ? std::set<std::string>{"job", "uid", "gid", "capacity", "pmem", "tier", "placement"}
                       : std::set<std::string>{"job"};
-  const cli::Args a(static_cast<int>(argv.size()), argv.data(), options, {"help"}, "autotune-bb " + cmd);
+  cli::Args::Syntax after;
+  after.repeatable = options;
+  after.dash_words_positional = true;
+  after.help_ends = true;
+  const int at = global.first_positional() + 1;
+  const cli::Args a(static_cast<int>(argv.size()) - at, argv.data() + at, options, {"help"}, "autotune-bb " + cmd,
+                    after);
+  if (a.flag("help")) return;
   if (auto v = a.value("job")) parse_int("--job", *v, 1, 4294967294LL);
   if (auto v = a.value("uid")) parse_int("--uid", *v, 0, 4294967294LL);
   if (auto v = a.value("gid")) parse_int("--gid", *v, 0, 4294967294LL);
@@ -81,11 +103,11 @@ void run(std::vector<std::string> w) {
     FUZZ_CHECK(parse_size("--capacity", format_size(b), 'B') == b, "format_size does not round-trip: " + *v);
   }
   if (auto v = a.value("pmem")) parse_size("--pmem", *v, 'B');
-  if (auto v = a.value("tier")) {
-    const std::size_t eq = v->find('=');
-    if (eq == std::string::npos || eq == 0) throw_invalid("--tier: '" + *v + "' is not NAME=SIZE");
-    validate_tier_name(v->substr(0, eq), "--tier");
-    parse_size("--tier " + v->substr(0, eq), v->substr(eq + 1), 'B');
+  for (const std::string &t : a.values("tier")) {
+    const std::size_t eq = t.find('=');
+    if (eq == std::string::npos || eq == 0) throw_invalid("--tier: '" + t + "' is not NAME=SIZE");
+    validate_tier_name(t.substr(0, eq), "--tier");
+    parse_size("--tier " + t.substr(0, eq), t.substr(eq + 1), 'B');
   }
   if (auto v = a.value("placement")) parse_placement("--placement", *v);
   const auto &pos = a.positional();
