@@ -1,5 +1,6 @@
 // autotune-bb status: the tiers and every buffer granted on them; with --job (or inside a job,
-// as its user), that buffer's usage per tier.
+// as its user), that buffer's usage per tier.  autotune-bb summary: the tiers and the number of
+// buffers, nothing about whose (for `scontrol show bbstat`, which any user may run).
 #include <unistd.h>
 
 #include <cinttypes>
@@ -8,6 +9,8 @@
 #include "buffer.hpp"
 
 namespace autotune::bb {
+
+int print_tiers(const Invocation &in, bool buffers);
 
 int cmd_status(const Invocation &in) {
   if (in.has("job") || (::geteuid() != 0 && current_job_id() != 0)) {
@@ -26,6 +29,14 @@ int cmd_status(const Invocation &in) {
                   (human(static_cast<std::uint64_t>(u.bandwidth)) + "/s").c_str(), u.media.c_str());
     return 0;
   }
+  return print_tiers(in, true);
+}
+
+// `scontrol show bbstat` (any user; Slurm does not say who asks): the tiers and how much of
+// each is granted, and how many buffers there are, but no buffer's owner or job.
+int cmd_summary(const Invocation &in) { return print_tiers(in, false); }
+
+int print_tiers(const Invocation &in, bool buffers) {
   const Conf c = load_conf(in);
   JobBuffers jb(tier_site(c));
   const auto com = jb.commitments();
@@ -39,6 +50,7 @@ int cmd_status(const Invocation &in) {
   }
   const auto all = jb.list();
   std::printf("\n%zu buffer%s\n", all.size(), all.size() == 1 ? "" : "s");
+  if (!buffers) return 0;
   for (const auto &b : all) {
     std::printf("job %-8u owner %u:%u  %s (", b.job, static_cast<unsigned>(b.uid),
                 static_cast<unsigned>(b.gid), human(b.capacity()).c_str());

@@ -40,6 +40,7 @@ int cmd_stage_out(const Invocation &);
 int cmd_pools(const Invocation &);
 // Inside a job, as its user (status also as root).
 int cmd_status(const Invocation &);
+int cmd_summary(const Invocation &);
 int cmd_put(const Invocation &);
 int cmd_get(const Invocation &);
 int cmd_ls(const Invocation &);

@@ -60,6 +60,7 @@ const char kUsage[] =
     "  ls [PREFIX]          list objects: key, size, bytes per tier\n"
     "  rm KEY               remove object KEY\n"
     "  status [--job ID]    tiers and buffers; with --job, the buffer's usage per tier\n"
+    "  summary              tiers and the number of buffers, not whose (scontrol show bbstat)\n"
     "\n"
     "Options:\n"
     "  --conf FILE          autotune.conf (default: $AUTOTUNE_CONF, else beside $SLURM_CONF,\n"
@@ -83,6 +84,7 @@ const Command kCommands[] = {
     {"stage-out", {"job"}, 2, 2, cmd_stage_out},
     {"pools", {}, 0, 0, cmd_pools},
     {"status", {"job"}, 0, 0, cmd_status},
+    {"summary", {}, 0, 0, cmd_summary},
     {"put", {"job"}, 2, 2, cmd_put},
     {"get", {"job"}, 2, 2, cmd_get},
     {"ls", {"job"}, 0, 1, cmd_ls},
@@ -133,7 +135,7 @@ std::optional<Invocation> read_command_line(int argc, char **argv) {
   if (!cmd)
     throw UsageError(
         "unknown command '" + name +
-        "'; allowed: create, destroy, stage-in, stage-out, pools, status, put, get, ls, rm");
+        "'; allowed: create, destroy, stage-in, stage-out, pools, status, summary, put, get, ls, rm");
 
   // The command's options and arguments.
   Args::Syntax after;
