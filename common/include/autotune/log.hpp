@@ -18,7 +18,14 @@ using LogSink = void (*)(LogLevel level, const char *message);
 
 void set_log_sink(LogSink sink) noexcept;
 bool log_enabled() noexcept;
+// Every message is passed through log_escape() on its way to the sink.
 void log(LogLevel level, const std::string &message) noexcept;
+
+// `text` made safe for one line of a log: a backslash becomes "\\", newline, carriage return
+// and tab "\n", "\r", "\t", and every other control character (ESC, DEL, ...) "\xHH".  Text that
+// comes from users (configurations, node names, error messages quoting their files) cannot
+// forge or split log lines, nor send escape sequences to a terminal.
+std::string log_escape(const std::string &text);
 
 // A ready-made sink for command-line tools: "<prog>: <message>" on stderr, levels above
 // `max_level` dropped.
