@@ -134,8 +134,8 @@ namespace {
 
 // The text of a result file the job's user left: a regular file (not a link) of at most
 // kMaxResultBytes, owned by `owner` when given.
-std::string read_user_file(const std::string &path, std::optional<unsigned> owner) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+std::string read_user_file(int dirfd, const std::string &name, const std::string &path, std::optional<unsigned> owner) {
+  const int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) throw Error(Errc::not_found, path + ": no result file");
     if (errno == ELOOP) throw Error(Errc::permission, path + ": is a symbolic link");
@@ -176,7 +176,11 @@ std::string read_user_file(const std::string &path, std::optional<unsigned> owne
 }  // namespace
 
 RunResult read_result_file(const std::string &path, std::optional<unsigned> owner) {
-  const std::string text = read_user_file(path, owner);
+  return read_result_at(AT_FDCWD, path, path, owner);
+}
+
+RunResult read_result_at(int dirfd, const std::string &name, const std::string &path, std::optional<unsigned> owner) {
+  const std::string text = read_user_file(dirfd, name, path, owner);
   try {
     return parse_result(text);
   } catch (const Error &e) {
@@ -221,7 +225,11 @@ SearchSummary parse_search_summary(std::string_view text) {
 }
 
 SearchSummary read_search_file(const std::string &path, std::optional<unsigned> owner) {
-  const std::string text = read_user_file(path, owner);
+  return read_search_at(AT_FDCWD, path, path, owner);
+}
+
+SearchSummary read_search_at(int dirfd, const std::string &name, const std::string &path, std::optional<unsigned> owner) {
+  const std::string text = read_user_file(dirfd, name, path, owner);
   try {
     return parse_search_summary(text);
   } catch (const Error &e) {

@@ -2,6 +2,7 @@
 // a message naming the field otherwise.
 #include "autotune/result.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -119,5 +120,23 @@ TEST(Result, FileChecks) {
   } catch (const Error &e) {
     EXPECT_EQ(e.code(), Errc::not_found);
   }
+  // Relative to an open directory (ingest opens the job owner's directory once): the same checks.
+  const int dfd = ::open(dir, O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(dfd, 0);
+  EXPECT_EQ(read_result_at(dfd, "1.json", good, getuid()).status, "ok");
+  try {
+    read_result_at(dfd, "2.json", link, std::nullopt);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), Errc::permission);
+    EXPECT_NE(std::string(e.what()).find("symbolic link"), std::string::npos);
+  }
+  try {
+    read_result_at(dfd, "1.json", good, getuid() + 1);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), Errc::permission);
+  }
+  ::close(dfd);
   std::system((std::string("rm -rf ") + dir).c_str());
 }

@@ -36,6 +36,15 @@ namespace autotune {
 
 inline constexpr std::size_t kMaxResultBytes = 1 << 20;
 
+// The results of a user's jobs travel in StateDir/incoming/<uid>/ (or, when another user squats
+// that name, a StateDir/incoming/<uid>.XXXXXX/ of their own): a directory owned by the user that
+// no one else may write, so no other user can plant or block a job's result.  What one user may
+// leave there is bounded: autotune-run refuses to add a result beyond these limits, and files
+// older than kIncomingStaleS are stale (removed by autotune-run and by ingest).
+inline constexpr std::size_t kMaxIncomingFiles = 256;
+inline constexpr unsigned long long kMaxIncomingBytes = 64ULL << 20;
+inline constexpr long kIncomingStaleS = 24 * 3600;
+
 struct RoleUse {
   int ranks = 0;
   std::optional<double> cpu_util_mean, cpu_util_max;  // cores busy per rank
@@ -87,9 +96,13 @@ RunResult parse_result(std::string_view text);
 // `owner` is given the file must belong to that uid.  Throws Error(not_found|io|permission|
 // invalid_argument|corrupt).
 RunResult read_result_file(const std::string &path, std::optional<unsigned> owner);
+// The same for the file `name` of the open directory `dirfd` (no path is followed again; `name`
+// itself must not be a link); `path` names it in messages.
+RunResult read_result_at(int dirfd, const std::string &name, const std::string &path, std::optional<unsigned> owner);
 
 // The same for a search summary ("search: stop_rule: 'x' is not one of ...").
 SearchSummary parse_search_summary(std::string_view text);
 SearchSummary read_search_file(const std::string &path, std::optional<unsigned> owner);
+SearchSummary read_search_at(int dirfd, const std::string &name, const std::string &path, std::optional<unsigned> owner);
 
 }  // namespace autotune
