@@ -379,7 +379,9 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     c = store.find_class_by_id(c->id);
   }
   add_env(out, "AUTOTUNE_CLASS=" + name);
-  add_env(out, std::string("AUTOTUNE_MODE=") + to_string(c->settings.mode));
+  // A shared class closed to users' measurements is never tuned by a user's job, in either mode:
+  // its steps-mode jobs run as submitted (autotune-run records nothing for them).
+  add_env(out, std::string("AUTOTUNE_MODE=") + to_string(writable ? c->settings.mode : ClassMode::jobs));
   add_env(out, "AUTOTUNE_PROBE_BATCHES=" + std::to_string(c->settings.probe_batches));
   add_env(out, "AUTOTUNE_INCOMING=" + conf.core.state_dir + "/incoming");
   std::string comment = comment_prefix(*c);
@@ -409,7 +411,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     if (const std::string why = over_limits(*out); !why.empty()) keep_within(store, *c, job_limits(), best->config, why, prefix, out);
     return;
   }
-  if (c->settings.mode == ClassMode::steps) {
+  if (c->settings.mode == ClassMode::steps && writable) {
     // The job tunes itself inside its allocation (autotune-run): its request stays as submitted.
     copy(out->admin_comment, sizeof out->admin_comment, comment + " mode=steps: tunes inside its allocation");
     return;
