@@ -9,6 +9,7 @@
 
 #include "args.hpp"
 #include "autotune/error.hpp"
+#include "autotune/log.hpp"
 #include "autotune/names.hpp"
 #include "autotune/units.hpp"
 #include "commands.hpp"
@@ -51,7 +52,8 @@ int admin_init(const Caller &caller, const Conf &conf) {
   if (getuid() != 0 && geteuid() != uid)
     throw Error(Errc::permission, "admin init must run as root or SlurmUser");
   make_dir(conf.core.state_dir, uid, gid, 0755);
-  // Users leave their jobs' result files here for ingest: they may create files but not list.
+  // Users leave their jobs' result files here for ingest, each in a directory of their own
+  // (incoming/<uid>/, made by autotune-run): they may create entries but not list.
   make_dir(conf.core.state_dir + "/incoming", uid, gid, 01733);
   {
     Store store = open_store(caller, conf, true, true);
@@ -152,7 +154,7 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"NODE", "SPEED", "TRIALS", "UPDATED"});
     for (const auto &n : store.node_speeds())
-      rows.push_back({n.node, num(n.score, 3), std::to_string(n.samples), timestamp(n.updated)});
+      rows.push_back({log_escape(n.node), num(n.score, 3), std::to_string(n.samples), timestamp(n.updated)});
     std::fputs(format_table(rows).c_str(), stdout);
     return 0;
   }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <set>
 #include <regex>
 #include <string>
 #include <tuple>
@@ -28,6 +30,7 @@
 #include "args.hpp"
 #include "autotune/optimizer.hpp"
 #include "autotune/error.hpp"
+#include "autotune/log.hpp"
 #include "autotune/result.hpp"
 #include "autotune/tuner.hpp"
 #include "autotune/units.hpp"
@@ -77,6 +80,13 @@ JobFacts load_job(std::uint32_t id) {
   f.admin_comment = j.admin_comment ? j.admin_comment : "";
   f.state = state_name(j.job_state);
   f.nodes = j.nodes ? j.nodes : "";
+  if (f.nodes.empty()) {
+    // An ended job's record may have lost its NodeList by the time EpilogSlurmctld runs; slurmctld
+    // gives the hook the job's nodes in its environment.
+    const char *jid = std::getenv("SLURM_JOB_ID");
+    const char *nl = std::getenv("SLURM_JOB_NODELIST");
+    if (jid && nl && std::strtoul(jid, nullptr, 10) == id) f.nodes = nl;
+  }
   f.start = static_cast<double>(j.start_time);
   f.end = static_cast<double>(j.end_time);
   f.exit_code = j.exit_code;
@@ -109,7 +119,10 @@ std::optional<Record> parse_record(const std::string &comment) {
 }
 
 FILE *g_log = nullptr;
-void log_line(const std::string &msg) {
+// Every line is escaped (log_escape): configurations, node names and error messages may quote
+// what a user's file holds.
+void log_line(const std::string &raw) {
+  const std::string msg = log_escape(raw);
   char ts[32];
   const time_t now = time(nullptr);
   struct tm tm;
@@ -122,27 +135,128 @@ void log_line(const std::string &msg) {
   std::fprintf(stderr, "autotune ingest: %s\n", msg.c_str());
 }
 
-// The job's result files: <job>.json (mode jobs) and <job>.<n>.json (steps mode).
-std::vector<std::string> result_files(const std::string &dir, std::uint32_t job) {
+// One result file of the job: `name` in the open directory `dirfd` (the job owner's own), `path`
+// for messages.
+struct IncomingFile {
+  int dirfd = -1;
+  std::string name, path;
+};
+
+// The directories of incoming/ that hold the job owner's results, open (closed on destruction).
+struct IncomingDirs {
+  int top = -1;
+  std::vector<int> fds;
+  IncomingDirs() = default;
+  IncomingDirs(const IncomingDirs &) = delete;
+  IncomingDirs &operator=(const IncomingDirs &) = delete;
+  ~IncomingDirs() {
+    for (int fd : fds) ::close(fd);
+    if (top >= 0) ::close(top);
+  }
+};
+
+bool is_job_file(const std::string &n, std::uint32_t job) {
+  const std::string a = std::to_string(job) + ".json", b = std::to_string(job) + ".", t = "." + b;
+  const bool json = n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0;
+  return n == a || (n.rfind(b, 0) == 0 && json) || n.rfind(t, 0) == 0;
+}
+
+std::vector<std::string> dir_names(int fd) {
   std::vector<std::string> out;
-  DIR *d = opendir(dir.c_str());
-  if (!d) return out;
-  const std::string a = std::to_string(job) + ".json", b = std::to_string(job) + ".";
+  const int d2 = ::dup(fd);
+  if (d2 < 0) return out;
+  DIR *d = fdopendir(d2);
+  if (!d) {
+    ::close(d2);
+    return out;
+  }
   while (struct dirent *e = readdir(d)) {
     const std::string n = e->d_name;
-    if (n == a || (n.rfind(b, 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json")) out.push_back(dir + "/" + n);
+    if (n != "." && n != "..") out.push_back(n);
   }
   closedir(d);
+  return out;
+}
+
+// The job's result files: <job>.json (mode jobs) and <job>.<n>.json (steps mode), taken only from
+// incoming/<uid>/ and incoming/<uid>.*/ directories that belong to the job's owner and that no one
+// else may write (opened without following links).  Anything else is never taken for the job's:
+// a file of the job's name left in incoming/ itself (planted by another user, or by an older
+// autotune-run) is removed, a directory of the owner's name that another user made is ignored.
+// Files of the owner older than kIncomingStaleS are removed, and a directory beyond the limits of
+// result.hpp is reported.
+std::vector<IncomingFile> result_files(const std::string &incoming, std::uint32_t uid, std::uint32_t job,
+                                       IncomingDirs &dirs, const std::string &who) {
+  std::vector<IncomingFile> out;
+  dirs.top = ::open(incoming.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirs.top < 0) return out;
+  const std::string u = std::to_string(uid);
+  const time_t now = time(nullptr);
+  for (const std::string &n : dir_names(dirs.top)) {
+    struct stat st;
+    if (::fstatat(dirs.top, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (!S_ISDIR(st.st_mode)) {
+      if (is_job_file(n, job)) {
+        log_line(who + ": removed " + incoming + "/" + n + " (owned by uid " + std::to_string(st.st_uid) +
+                 "): results are taken from " + incoming + "/" + u + "/ only");
+        ::unlinkat(dirs.top, n.c_str(), 0);
+      }
+      continue;
+    }
+    if (n != u && n.rfind(u + ".", 0) != 0) continue;
+    const int fd = ::openat(dirs.top, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (::fstat(fd, &st) != 0 || st.st_uid != uid || (st.st_mode & 022)) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+      log_line(who + ": ignored " + incoming + "/" + n + ": owned by uid " + std::to_string(st.st_uid) + ", mode " +
+               mode + " (not a directory only the job's user may write)");
+      ::close(fd);
+      continue;
+    }
+    dirs.fds.push_back(fd);
+    std::size_t count = 0;
+    unsigned long long bytes = 0;
+    for (const std::string &f : dir_names(fd)) {
+      struct stat fs;
+      if (::fstatat(fd, f.c_str(), &fs, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      const std::string path = incoming + "/" + n + "/" + f;
+      if (is_job_file(f, job) && f[0] != '.') {
+        out.push_back({fd, f, path});
+      } else if (now - fs.st_mtime > kIncomingStaleS) {
+        if (::unlinkat(fd, f.c_str(), 0) == 0) {
+          log_line(who + ": removed a stale file of uid " + u + ": " + path);
+          continue;
+        }
+      }
+      ++count;
+      bytes += S_ISREG(fs.st_mode) ? static_cast<unsigned long long>(fs.st_size) : 0;
+    }
+    if (count > kMaxIncomingFiles || bytes > kMaxIncomingBytes)
+      log_line(who + ": " + incoming + "/" + n + " holds " + std::to_string(count) + " files (" +
+               std::to_string(bytes) + " bytes), beyond the limit of " + std::to_string(kMaxIncomingFiles) +
+               " files and " + std::to_string(kMaxIncomingBytes) + " bytes");
+  }
   // <job>.json first, then the steps in their order (numerically: 2 before 10), then the rest.
-  auto key = [&](const std::string &path) {
-    const std::string n = path.substr(dir.size() + 1 + b.size());
+  const std::string a = std::to_string(job) + ".json", b = std::to_string(job) + ".";
+  auto key = [&](const IncomingFile &x) {
+    const std::string n = x.name.substr(b.size());
     const std::string mid = n.size() > 5 ? n.substr(0, n.size() - 5) : "";
     const bool digits = !mid.empty() && mid.size() < 10 && mid.find_first_not_of("0123456789") == std::string::npos;
-    return std::make_tuple(path.size() == dir.size() + 1 + a.size() ? 0 : digits ? 1 : 2,
-                           digits ? std::stoll(mid) : 0LL, n);
+    return std::make_tuple(x.name == a ? 0 : digits ? 1 : 2, digits ? std::stoll(mid) : 0LL, n);
   };
-  std::sort(out.begin(), out.end(), [&](const std::string &x, const std::string &y) { return key(x) < key(y); });
+  std::sort(out.begin(), out.end(), [&](const IncomingFile &x, const IncomingFile &y) { return key(x) < key(y); });
   return out;
+}
+
+void remove_file(const IncomingFile &f) { ::unlinkat(f.dirfd, f.name.c_str(), 0); }
+
+// Empty incoming/<uid>.*/ directories (made when incoming/<uid> was taken) go once used.
+void remove_empty_dirs(const IncomingDirs &dirs, std::uint32_t uid) {
+  if (dirs.top < 0) return;
+  const std::string p = std::to_string(uid) + ".";
+  for (const std::string &n : dir_names(dirs.top))
+    if (n.rfind(p, 0) == 0) ::unlinkat(dirs.top, n.c_str(), AT_REMOVEDIR);
 }
 
 Measurement measurement_of(const RunResult &r, const std::string &nodes) {
@@ -161,16 +275,40 @@ Measurement measurement_of(const RunResult &r, const std::string &nodes) {
   return m;
 }
 
-// Per-node speed: each worker's throughput relative to the trial's median worker.
-void record_node_speed(Store &store, const RunResult &r, double alpha) {
+// A Slurm node name: letters, digits, '-', '_' and '.', at most 64 characters.
+bool node_name_ok(const std::string &n) {
+  if (n.empty() || n.size() > 64) return false;
+  for (char ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.') return false;
+  return true;
+}
+
+// Per-node speed: each worker's throughput relative to the trial's median worker.  Only the nodes
+// of the job's own allocation (Slurm's NodeList of the job, `job_nodes`) count: a rank that names
+// any other node, or no valid node name, is left out with a log line, so a user's result can move
+// the speeds of the nodes their job ran on only, and each of those by at most one update.
+void record_node_speed(Store &store, const RunResult &r, double alpha, const std::string &job_nodes,
+                       const std::string &who) {
   if (!r.app) return;
+  const std::vector<std::string> list = expand_hostlist(job_nodes);
+  const std::set<std::string> allowed(list.begin(), list.end());
   std::map<std::string, std::vector<double>> by_node;
   std::vector<double> all;
+  std::set<std::string> refused;
   for (const auto &p : r.app->per_rank)
     if (p.role == "worker" && p.samples_per_s && *p.samples_per_s > 0 && !p.node.empty()) {
+      if (!node_name_ok(p.node) || !allowed.count(p.node)) {
+        if (refused.size() < 8) refused.insert(p.node.substr(0, 64));
+        continue;
+      }
       by_node[p.node].push_back(*p.samples_per_s);
       all.push_back(*p.samples_per_s);
     }
+  if (!refused.empty()) {
+    std::string names;
+    for (const auto &n : refused) names += (names.empty() ? "" : ", ") + n;
+    log_line(who + ": node speeds of nodes outside the job's allocation (" + job_nodes + ") ignored: " + names);
+  }
   if (all.size() < 2 || by_node.size() < 2) return;  // nothing to compare against
   std::sort(all.begin(), all.end());
   const double median = all[all.size() / 2];
@@ -178,7 +316,8 @@ void record_node_speed(Store &store, const RunResult &r, double alpha) {
   for (auto &[node, v] : by_node) {
     double sum = 0;
     for (double x : v) sum += x;
-    store.update_node_speed(node, std::min(2.0, sum / static_cast<double>(v.size()) / median), alpha);
+    const double speed = std::clamp(sum / static_cast<double>(v.size()) / median, 0.0, 2.0);
+    if (std::isfinite(speed)) store.update_node_speed(node, speed, alpha);
   }
 }
 
@@ -273,27 +412,37 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
                               job_id);
   }
 
-  std::vector<std::string> files = result_files(incoming, job_id);
+  IncomingDirs dirs;
+  std::vector<IncomingFile> files = result_files(incoming, f.uid, job_id, dirs, who);
   const ClassProblem problem = load_problem(*c);
   bool changed = false;
 
   std::optional<SearchSummary> search;
-  if (rec->steps) {
+  if (rec->steps && !may_record) {
+    // A shared class closed to users' measurements: what the job's steps measured is not taken
+    // (the same rule as job_submit's for a job of mode jobs).
+    if (!files.empty())
+      log_line(who + ": the shared class is closed to users' measurements; " + std::to_string(files.size()) +
+               " result file(s) of the job's steps not recorded");
+    for (const auto &p : files) remove_file(p);
+    files.clear();
+  } else if (rec->steps) {
     // In-allocation tuning: one result per job step, each its own trial (see autotune-run), and
     // the end of the job's search.
-    const std::string search_file = incoming + "/" + std::to_string(job_id) + ".search.json";
-    for (const std::string &path : files) {
-      if (path == search_file) {
+    const std::string search_file = std::to_string(job_id) + ".search.json";
+    for (const IncomingFile &file : files) {
+      const std::string &path = file.path;
+      if (file.name == search_file) {
         try {
-          search = read_search_file(path, f.uid);
+          search = read_search_at(file.dirfd, file.name, path, f.uid);
         } catch (const Error &e) {
           log_line(who + ": rejected " + path + ": " + e.what());
         }
-        ::unlink(path.c_str());
+        remove_file(file);
         continue;
       }
       try {
-        const RunResult r = read_result_file(path, f.uid);
+        const RunResult r = read_result_at(file.dirfd, file.name, path, f.uid);
         if (!r.step) throw_invalid("result of a steps-mode job without its step number");
         Configuration cfg = Configuration::parse(r.config, "result config");
         if (!problem.index_of(cfg.format())) throw_invalid("configuration " + cfg.format() + " is outside the class's space");
@@ -321,7 +470,7 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
               m->cost = tc->cost;
             }
             m->raw = "";
-            record_node_speed(store, r, conf.tuner.node_speed_alpha);
+            record_node_speed(store, r, conf.tuner.node_speed_alpha, f.nodes, who);
           }
           store.finish_trial(t.id, status, m, f.end > 0 ? f.end : static_cast<double>(time(nullptr)), r.reason);
           log_line(who + ": step " + std::to_string(*r.step) + " " + cfg.format() + ": " + to_string(status) +
@@ -331,16 +480,19 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
       } catch (const Error &e) {
         log_line(who + ": rejected " + path + ": " + e.what());
       }
-      ::unlink(path.c_str());
+      remove_file(file);
     }
   } else if (trial) {
     TrialStatus status = TrialStatus::failed;
     std::string why;
     std::optional<Measurement> m;
-    const std::string mine = incoming + "/" + std::to_string(job_id) + ".json";
+    const std::string mine_name = std::to_string(job_id) + ".json";
+    const IncomingFile *mine = nullptr;
+    for (const auto &file : files)
+      if (!mine && file.name == mine_name) mine = &file;
     if (f.requeued) {
       // The job runs again later: this run measured nothing that counts, and its trial waits.
-      for (const auto &p : files) ::unlink(p.c_str());
+      for (const auto &p : files) remove_file(p);
       files.clear();
       if (store.requeue_trial(trial->id)) {
         log_line(who + ": requeued; trial " + std::to_string(trial->seq) + " waits for the job's next run");
@@ -352,7 +504,8 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
       changed = true;
     } else {
       try {
-        const RunResult r = read_result_file(mine, f.uid);
+        if (!mine) throw Error(Errc::not_found, incoming + "/" + std::to_string(f.uid) + "/" + mine_name + ": no result file");
+        const RunResult r = read_result_at(mine->dirfd, mine->name, mine->path, f.uid);
         if (r.status == "ok" && r.app && r.app->samples_per_s > 0) {
           status = TrialStatus::done;
           m = measurement_of(r, f.nodes);
@@ -362,7 +515,7 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
             m->time_s = tc->time;
             m->cost = tc->cost;
           }
-          record_node_speed(store, r, conf.tuner.node_speed_alpha);
+          record_node_speed(store, r, conf.tuner.node_speed_alpha, f.nodes, who);
         } else {
           status = r.status == "timeout" ? TrialStatus::timeout : TrialStatus::failed;
           why = r.reason.empty() ? (r.status == "ok" ? "the app measured nothing" : r.status) : r.reason;
@@ -391,11 +544,12 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
       }
       changed = true;
     }
-    for (const auto &p : files) ::unlink(p.c_str());
+    for (const auto &p : files) remove_file(p);
   } else {
     log_line(who + ": no trial was recorded at submission; nothing to do");
-    for (const auto &p : files) ::unlink(p.c_str());
+    for (const auto &p : files) remove_file(p);
   }
+  remove_empty_dirs(dirs, f.uid);
   if (may_record && drop_abandoned(store, *c, who)) changed = true;
   if (changed) {
     Decision d = refit(store, c->id, conf, propose);
@@ -426,7 +580,9 @@ int cmd_ingest(const Caller &caller, int argc, char **argv) {
         "PrologSlurmctld / EpilogSlurmctld (the ingest-hook script), which gives it SLURM_JOB_ID and\n"
         "SLURM_SCRIPT_CONTEXT; --job and --prolog/--epilog do the same by hand.  The job's owner,\n"
         "class and trial come from Slurm's record of the job; the result file the job left in\n"
-        "StateDir/incoming is checked (owner, size, format) and rejected with a log line when bad.\n"
+        "StateDir/incoming/UID (a directory only the job's user may write) is checked (owner,\n"
+        "size, format) and rejected with a log line when bad; node speeds count for the job's own\n"
+        "nodes only.\n"
         "Log: StateDir/ingest.log.\n");
     return 0;
   }

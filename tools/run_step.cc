@@ -1,5 +1,6 @@
 #include "run_step.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -11,12 +12,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
+#include "autotune/result.hpp"
 
 namespace autotune {
 
@@ -217,20 +220,117 @@ nlohmann::json outcome_json(const StepOutcome &out, const StepRequest &req) {
   return j;
 }
 
+namespace {
+
+// Opens `name` in `parent` (not following a link) when it is a directory of this user's, made
+// mode 0755; -1 otherwise.
+int open_own_dir(int parent, const std::string &name) {
+  const int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || st.st_uid != ::getuid()) {
+    ::close(fd);
+    return -1;
+  }
+  // 0755: ingest (SlurmUser) reads it, no one else writes it.
+  if ((st.st_mode & 07777) != 0755 && ::fchmod(fd, 0755) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// This user's directory in incoming/: incoming/<uid>, made mode 0755 when missing; when another
+// user took that name, a new incoming/<uid>.XXXXXX of this user's (ingest looks in both).
+// Returns it open and its path.
+std::pair<int, std::string> user_dir(const std::string &incoming) {
+  // O_PATH: users may search incoming/ (mode 1733) but not read it.
+  const int parent = ::open(incoming.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (parent < 0) throw_io("cannot open " + incoming, errno);
+  const std::string u = std::to_string(::getuid());
+  if (::mkdirat(parent, u.c_str(), 0755) != 0 && errno != EEXIST) {
+    const int e = errno;
+    ::close(parent);
+    throw_io("cannot create " + incoming + "/" + u, e);
+  }
+  int fd = open_own_dir(parent, u);
+  std::string path = incoming + "/" + u;
+  if (fd < 0) {
+    std::fprintf(stderr, "autotune-run: %s is not a directory of this user's only; using a new one\n", path.c_str());
+    std::string tmpl = incoming + "/" + u + ".XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data())) {
+      const int e = errno;
+      ::close(parent);
+      throw_io("cannot create a directory in " + incoming, e);
+    }
+    path = buf.data();
+    fd = open_own_dir(parent, path.substr(incoming.size() + 1));
+    if (fd < 0) {
+      ::close(parent);
+      throw Error(Errc::permission, path + ": not a directory of this user's");
+    }
+  }
+  ::close(parent);
+  return {fd, path};
+}
+
+// What the user has left in `fd`: stale files (older than kIncomingStaleS) are removed; beyond
+// the limits of result.hpp no more is added.
+void check_room(int fd, const std::string &path) {
+  const int d2 = ::dup(fd);
+  DIR *d = d2 < 0 ? nullptr : fdopendir(d2);
+  if (!d) {
+    if (d2 >= 0) ::close(d2);
+    return;
+  }
+  const time_t now = time(nullptr);
+  std::size_t count = 0;
+  unsigned long long bytes = 0;
+  while (struct dirent *e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n == "." || n == "..") continue;
+    struct stat st;
+    if (::fstatat(fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (now - st.st_mtime > kIncomingStaleS && ::unlinkat(fd, n.c_str(), 0) == 0) continue;
+    ++count;
+    if (S_ISREG(st.st_mode)) bytes += static_cast<unsigned long long>(st.st_size);
+  }
+  closedir(d);
+  if (count >= kMaxIncomingFiles || bytes >= kMaxIncomingBytes)
+    throw Error(Errc::invalid_argument,
+                path + " holds " + std::to_string(count) + " files (" + std::to_string(bytes >> 20) +
+                    " MiB): the limit is " + std::to_string(kMaxIncomingFiles) + " files and " +
+                    std::to_string(kMaxIncomingBytes >> 20) + " MiB; remove the files of jobs that have ended");
+}
+
+}  // namespace
+
 std::string leave_result(const nlohmann::json &doc, const std::string &name) {
-  std::string dir;
+  std::string incoming;
   if (const char *d = getenv_any("AUTOTUNE_INCOMING")) {
-    dir = d;
+    incoming = d;
   } else {
     Conf conf = Conf::defaults();
     const std::string p = Conf::default_path();
     struct stat st;
     if (::stat(p.c_str(), &st) == 0) conf = Conf::load(p);
-    dir = conf.core.state_dir + "/incoming";
+    incoming = conf.core.state_dir + "/incoming";
   }
-  const std::string path = dir + "/" + name + ".json";
-  const std::string tmp = dir + "/." + name + ".json." + std::to_string(getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  // The result goes in a directory only this user may write, so no other user can plant a file
+  // of this job's name or stop this one from being left (see result.hpp).
+  const auto [dfd, dir] = user_dir(incoming);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{dfd};
+  check_room(dfd, dir);
+  const std::string final_name = name + ".json";
+  const std::string tmp_name = "." + name + ".json." + std::to_string(getpid());
+  const std::string path = dir + "/" + final_name, tmp = dir + "/" + tmp_name;
+  ::unlinkat(dfd, tmp_name.c_str(), 0);
+  const int fd = ::openat(dfd, tmp_name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw_io("cannot create " + tmp, errno);
   const std::string text = doc.dump() + "\n";
   size_t off = 0;
@@ -240,7 +340,7 @@ std::string leave_result(const nlohmann::json &doc, const std::string &name) {
       if (errno == EINTR) continue;
       const int e = errno;
       ::close(fd);
-      ::unlink(tmp.c_str());
+      ::unlinkat(dfd, tmp_name.c_str(), 0);
       throw_io("cannot write " + tmp, e);
     }
     off += static_cast<size_t>(n);
@@ -248,9 +348,9 @@ std::string leave_result(const nlohmann::json &doc, const std::string &name) {
   ::fchmod(fd, 0644);
   ::fsync(fd);
   ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::renameat(dfd, tmp_name.c_str(), dfd, final_name.c_str()) != 0) {
     const int e = errno;
-    ::unlink(tmp.c_str());
+    ::unlinkat(dfd, tmp_name.c_str(), 0);
     throw_io("cannot rename " + tmp + " to " + path, e);
   }
   return path;

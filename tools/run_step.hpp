@@ -49,8 +49,10 @@ StepOutcome run_step(const StepRequest &req);
 // configuration and libssp's measurements.
 nlohmann::json outcome_json(const StepOutcome &out, const StepRequest &req);
 
-// Write `doc` as <incoming>/<name>.json (atomically: a temporary file, then rename), where
-// <incoming> is $AUTOTUNE_INCOMING or StateDir/incoming of autotune.conf.  Returns the path.
+// Write `doc` as <incoming>/<uid>/<name>.json (atomically: a temporary file, then rename), where
+// <incoming> is $AUTOTUNE_INCOMING or StateDir/incoming of autotune.conf and <uid>/ the calling
+// user's own directory there (made when missing; a new <uid>.XXXXXX/ when another user took the
+// name).  Throws when the directory holds more than the limits of result.hpp.  Returns the path.
 std::string leave_result(const nlohmann::json &doc, const std::string &name);
 
 }  // namespace autotune

@@ -1,5 +1,6 @@
 #include "slurm_job.hpp"
 
+#include <cstdlib>
 #include <string>
 
 #include <slurm/slurm_errno.h>
@@ -19,6 +20,19 @@ SlurmJob::SlurmJob(std::uint32_t id) {
 
 SlurmJob::~SlurmJob() {
   if (msg_) slurm_free_job_info_msg(msg_);
+}
+
+std::vector<std::string> expand_hostlist(const std::string &hostlist, std::size_t max) {
+  std::vector<std::string> out;
+  if (hostlist.empty()) return out;
+  hostlist_t hl = slurm_hostlist_create(hostlist.c_str());
+  if (!hl) return out;
+  while (char *h = slurm_hostlist_shift(hl)) {
+    if (out.size() < max) out.emplace_back(h);
+    std::free(h);
+  }
+  slurm_hostlist_destroy(hl);
+  return out;
 }
 
 }  // namespace autotune

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <slurm/slurm.h>
 
@@ -24,5 +26,9 @@ class SlurmJob {
  private:
   job_info_msg_t *msg_ = nullptr;
 };
+
+// The node names of a Slurm host list ("n[1-3],m2" -> n1 n2 n3 m2), at most `max` of them
+// (the rest are dropped); empty for an empty or malformed list.
+std::vector<std::string> expand_hostlist(const std::string &hostlist, std::size_t max = 65536);
 
 }  // namespace autotune
