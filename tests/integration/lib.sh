@@ -47,3 +47,13 @@ wait_job() {
   done
   echo "${st:-UNKNOWN}(timeout)"; return 1
 }
+
+# A test that brings up a cluster of its own moves the installed setuid autotune's site files
+# ($prefix/etc/{slurm,autotune}.conf, see scripts/cluster) to it: save_site_files before, and
+# restore_site_files when it ends, so the tests after it find the shared cluster's again.
+_site_etc=${AUTOTUNE_SYSCONFDIR:-${AUTOTUNE_PREFIX:-$AUTOTUNE_BUILD/inst}/etc}
+save_site_files() { _site_saved=$(for f in slurm.conf autotune.conf; do printf '%s %s\n' "$f" "$(readlink "$_site_etc/$f" 2>/dev/null)"; done); }
+restore_site_files() {
+  local f t
+  while read -r f t; do [ -n "$f" ] && [ -n "$t" ] && ln -sfn "$t" "$_site_etc/$f"; done <<<"${_site_saved:-}"
+}
