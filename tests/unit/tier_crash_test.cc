@@ -40,7 +40,7 @@ std::vector<unsigned char> content(int k, std::uint64_t version, std::size_t n) 
     v[i] = static_cast<unsigned char>(x);
   }
   const std::uint64_t h[4] = {kMagic, static_cast<std::uint64_t>(k), version, n};
-  std::memcpy(v.data(), h, std::min(n, sizeof h));
+  if (n > 0) std::memcpy(v.data(), h, std::min(n, sizeof h));  // v.data() may be null when n = 0
   return v;
 }
 
