@@ -20,36 +20,16 @@
 #include "autotune/job_buffer.hpp"
 #include "autotune/tier.hpp"
 #include "tier/fs.hpp"
+#include "tier_test_util.hpp"
 
 using namespace autotune;
 
 namespace {
 
-constexpr std::uint64_t MiB = 1ull << 20;
-
-std::string make_temp_dir(const char *base) {
-  std::string t = std::string(base) + "/autotune-tier-root-test-XXXXXX";
-  if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp " + t);
-  return t;
-}
-
-std::vector<unsigned char> bytes(std::size_t n, unsigned seed) {
-  std::vector<unsigned char> v(n);
-  std::mt19937 rng(seed);
-  for (auto &b : v) b = static_cast<unsigned char>(rng());
-  return v;
-}
-
-Errc code_of(const std::function<void()> &fn, std::string *msg = nullptr) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    if (msg) *msg = e.what();
-    return e.code();
-  }
-  ADD_FAILURE() << "no autotune::Error was thrown";
-  return Errc::internal;
-}
+using tier_test::MiB;
+using tier_test::bytes;
+using tier_test::code_of;
+using tier_test::make_temp_dir;
 
 class JobBuffersTest : public ::testing::Test {
  protected:

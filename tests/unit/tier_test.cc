@@ -17,6 +17,7 @@
 #include "autotune/error.hpp"
 #include "autotune/tier.hpp"
 #include "tier/fs.hpp"
+#include "tier_test_util.hpp"
 #include "tier/placement.hpp"
 #include "tier/record.hpp"
 
@@ -24,31 +25,10 @@ using namespace autotune;
 
 namespace {
 
-constexpr std::uint64_t MiB = 1ull << 20;
-
-std::string make_temp_dir(const char *base) {
-  std::string t = std::string(base) + "/autotune-tier-test-XXXXXX";
-  if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp " + t);
-  return t;
-}
-
-std::vector<unsigned char> bytes(std::size_t n, unsigned seed) {
-  std::vector<unsigned char> v(n);
-  std::mt19937 rng(seed);
-  for (auto &b : v) b = static_cast<unsigned char>(rng());
-  return v;
-}
-
-Errc code_of(const std::function<void()> &fn, std::string *msg = nullptr) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    if (msg) *msg = e.what();
-    return e.code();
-  }
-  ADD_FAILURE() << "no autotune::Error was thrown";
-  return Errc::internal;
-}
+using tier_test::MiB;
+using tier_test::bytes;
+using tier_test::code_of;
+using tier_test::make_temp_dir;
 
 class TierStoreTest : public ::testing::Test {
  protected:
