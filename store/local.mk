@@ -7,6 +7,10 @@
 #                               (export.hpp: `autotune export`, read back by steps mode)
 # Both depend on common/ only.
 noinst_LTLIBRARIES += store/libautotune_store.la store/libautotune_files.la
+# store/libautotune_journal.la: the spool of job ends that prep/autotune writes inside slurmctld
+# and `autotune ingest --spool` reads (journal.hpp); plain files, common/ only.
+noinst_LTLIBRARIES += store/libautotune_journal.la
+store_libautotune_journal_la_SOURCES = store/include/autotune/journal.hpp store/journal.cc
 store_libautotune_files_la_SOURCES = \
 	store/export.cc \
 	store/include/autotune/export.hpp \
@@ -25,10 +29,11 @@ store_libautotune_store_la_LIBADD = $(SQLITE_LIBS)
 check_PROGRAMS += tests/unit/store_test
 tests_unit_store_test_SOURCES = \
 	tests/unit/export_test.cc \
+	tests/unit/journal_test.cc \
 	tests/unit/result_test.cc \
 	tests/unit/store_test.cc
 tests_unit_store_test_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) $(GTEST_CFLAGS)
-tests_unit_store_test_LDADD = $(AT_FILES) $(AT_STORE) $(AT_COMMON) $(GTEST_LIBS)
+tests_unit_store_test_LDADD = $(AT_FILES) $(AT_JOURNAL) $(AT_STORE) $(AT_COMMON) $(GTEST_LIBS)
 TESTS += tests/unit/store_test tests/unit/store_concurrency.sh
 EXTRA_DIST += tests/unit/fixtures tests/unit/store_concurrency.sh
 check_PROGRAMS += tests/unit/store_stress
