@@ -3,7 +3,9 @@
 #   capi/libautotune_capi.la    log sink, class-name check, environment lookup (every plugin)
 #   capi/libautotune_submit.la  at_submit*(): job_submit's decision (no model: propose_design)
 #   capi/libautotune_select.la  at_select*(), at_node_is_slow(): node speeds for select/autotune
-noinst_LTLIBRARIES += capi/libautotune_capi.la capi/libautotune_submit.la capi/libautotune_select.la
+#   capi/libautotune_prep.la    at_prep*(): the ends of autotune jobs, for prep/autotune
+noinst_LTLIBRARIES += capi/libautotune_capi.la capi/libautotune_submit.la capi/libautotune_select.la \
+	capi/libautotune_prep.la
 capi_libautotune_capi_la_SOURCES = \
 	capi/include/autotune/autotune.h \
 	capi/capi.cc \
@@ -11,6 +13,7 @@ capi_libautotune_capi_la_SOURCES = \
 capi_libautotune_submit_la_SOURCES = capi/submit.cc capi/capi_internal.hpp
 capi_libautotune_submit_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
 capi_libautotune_select_la_SOURCES = capi/select_api.cc capi/capi_internal.hpp
+capi_libautotune_prep_la_SOURCES = capi/prep_api.cc capi/capi_internal.hpp
 capi_libautotune_select_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS)
 
 # Unit tests of the C API and job_submit's decisions (make check).

@@ -26,6 +26,15 @@ plugins_select_select_autotune_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
 	-Wl,--version-script=$(srcdir)/plugins/select/select_autotune.map
 plugins_select_select_autotune_la_LIBADD = $(AT_SELECT_API) $(AT_CAPI) $(AT_STORE) $(AT_CONF_LIBS) -ldl
 
+slurmplugin_LTLIBRARIES += plugins/prep/prep_autotune.la
+plugins_prep_prep_autotune_la_SOURCES = plugins/prep/prep_autotune.cc plugins/slurm_log.hpp
+plugins_prep_prep_autotune_la_CPPFLAGS = $(PLUGIN_CPPFLAGS) -DAT_INGEST_PROGRAM='"$(bindir)/autotune"'
+plugins_prep_prep_autotune_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
+	-Wl,--version-script=$(srcdir)/plugins/prep/prep_autotune.map
+plugins_prep_prep_autotune_la_LIBADD = $(AT_PREP_API) $(AT_CAPI) $(AT_JOURNAL) $(AT_COMMON)
+
+EXTRA_DIST += plugins/prep/prep_autotune.map
+EXTRA_plugins_prep_prep_autotune_la_DEPENDENCIES = $(srcdir)/plugins/prep/prep_autotune.map
 EXTRA_DIST += plugins/slurm_config/config.h plugins/spank/spank_autotune.map \
 	plugins/job_submit/job_submit_autotune.map plugins/select/select_autotune.map
 # Relink a plugin when its version script changes.

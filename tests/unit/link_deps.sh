@@ -8,6 +8,9 @@
 #    files (store/libautotune_files: result files, exports).
 #  - select_autotune.so (slurmctld and every client): node speeds only: no function of the
 #    engine, the policy, the submit API, the tier store or the tools' JSON files.
+#  - prep_autotune.so (slurmctld, under its job write lock): writes a file and wakes a thread: no
+#    function of the store, the engine, the search, autotune.conf's other sections, the policy or
+#    the other C APIs, and does not load libsqlite3.
 #  - no plugin loads libpmem2, MPI or libssp.
 # A function "of" a library is a strong text symbol (T) defined by its archive; inline and template
 # code (weak symbols) is shared and not counted.
@@ -71,5 +74,15 @@ if [ -f "$so" ]; then
   has "$so" > "$tmp/so"
   check "$so" select_autotune.so engine/.libs/libautotune_engine.a policy/.libs/libautotune_policy.a \
     capi/.libs/libautotune_submit.a tier/.libs/libautotune_tier.a store/.libs/libautotune_files.a
+fi
+so=$b/plugins/prep/.libs/prep_autotune.so
+if [ -f "$so" ]; then
+  # Inside slurmctld, under its job write lock: it writes a file and wakes a thread; no store.
+  has "$so" > "$tmp/so"
+  check "$so" prep_autotune.so engine/.libs/libautotune_engine.a engine/.libs/libautotune_search.a \
+    policy/.libs/libautotune_policy.a store/.libs/libautotune_store.a store/.libs/libautotune_files.a \
+    conf/.libs/libautotune_conf.a tier/.libs/libautotune_tier.a capi/.libs/libautotune_submit.a \
+    capi/.libs/libautotune_select.a
+  if ldd "$so" | grep -q 'libsqlite3'; then echo "FAIL: prep_autotune.so loads libsqlite3"; fail=1; fi
 fi
 exit $fail

@@ -39,6 +39,9 @@ check "$b/plugins/spank/.libs/spank_autotune.so" plugin_name plugin_type plugin_
   spank_plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init
 check "$b/plugins/job_submit/.libs/job_submit_autotune.so" plugin_name plugin_type \
   plugin_version init fini job_submit job_modify
+check "$b/plugins/prep/.libs/prep_autotune.so" plugin_name plugin_type plugin_version init fini \
+  prep_p_register_callbacks prep_p_prolog prep_p_epilog prep_p_prolog_slurmctld prep_p_epilog_slurmctld \
+  prep_p_required
 # shellcheck disable=SC2086
 check "$b/plugins/select/.libs/select_autotune.so" $select_syms
 exit $fail

@@ -172,6 +172,39 @@ void at_select_shutdown(void);
 /* 1 when the node is known to be slow, else 0.  Reads the in-memory snapshot: no I/O. */
 int at_node_is_slow(const char *node);
 
+/* ---- prep: the ends of autotune jobs ------------------------------------------------------- */
+
+/* What slurmctld knows of an autotune job when it ends (prep/autotune's epilog_slurmctld). */
+typedef struct {
+  unsigned int job_id;
+  unsigned int uid;
+  const char *state;         /* Slurm's base state name: "COMPLETED", "FAILED", "TIMEOUT", ... */
+  int requeued;              /* 1: the job will run again (requeue, preemption with requeue) */
+  long long start, end;      /* Unix seconds; start 0: it never started */
+  unsigned int exit_code;
+  const char *nodes;         /* the job's NodeList, may be NULL */
+  const char *admin_comment; /* the record job_submit/autotune wrote */
+} at_job_end;
+
+/*
+ * Start recording job ends: reads StateDir from autotune.conf at `conf_path`, makes
+ * StateDir/spool (mode 0700) when missing, and starts a background thread that makes new events
+ * durable (fsync) and runs `ingest_program ingest --spool` outside slurmctld's locks, at once after
+ * each event and every `retry_seconds` while events wait (the store locked, full or damaged).
+ * Returns AT_OK or an error (then at_prep_job_end() refuses every event, with the reason).
+ */
+int at_prep_configure(const char *conf_path, const char *ingest_program, int retry_seconds, char *err,
+                      size_t errlen);
+/* Stop the background thread (from fini()); an ingest already running is left to finish. */
+void at_prep_shutdown(void);
+/*
+ * Record that an autotune job ended: one small file in StateDir/spool (no fsync, no store, no
+ * process: microseconds under slurmctld's locks), then wake the thread.
+ */
+int at_prep_job_end(const at_job_end *e, char *err, size_t errlen);
+/* 1 when `admin_comment` is job_submit/autotune's record of a tuned job (its end is recorded). */
+int at_prep_is_tuned(const char *admin_comment);
+
 #ifdef __cplusplus
 }
 #endif
