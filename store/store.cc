@@ -578,11 +578,14 @@ bool Store::finish_trial(std::int64_t trial_id, TrialStatus status, const std::o
   return true;
 }
 
-void Store::drop_trial(std::int64_t trial_id) {
+void Store::drop_trial(std::int64_t trial_id, const std::string &why, double when) {
   Db &db = *db_;
   Txn txn(db, Txn::Kind::write);
-  Stmt s(db, "DELETE FROM trials WHERE id = ?1 AND status = 'pending' RETURNING class_id");
-  s.bind(1, trial_id);
+  Stmt s(db,
+         "UPDATE trials SET status = 'cancelled', ended = ?2, "
+         "reason = CASE WHEN reason = '' THEN ?3 ELSE reason || '; ' || ?3 END "
+         "WHERE id = ?1 AND status = 'pending' RETURNING class_id");
+  s.bind(1, trial_id).bind(2, when).bind(3, "dropped: " + why);
   change_trial(db, s);
   txn.commit();
 }

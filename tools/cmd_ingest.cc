@@ -1,10 +1,16 @@
-// autotune ingest: record what an autotune job did, then refit its class.
+// autotune ingest: record how autotune jobs ended, then refit their classes.
 //
-// Runs as SlurmUser from PrologSlurmctld / EpilogSlurmctld (tools/ingest-hook), with slurmctld's
-// environment for the job.  Whose class and which trial it is comes from Slurm's own record of
-// the job (its user id and the AdminComment job_submit/autotune wrote, which users cannot set),
-// never from the result file the job left: a user can only ever skew their own classes.
+// Runs as SlurmUser, started by slurmctld's prep/autotune plugin (`autotune ingest --spool`) after
+// it put a job's end into StateDir/spool (store/journal.hpp), or by hand (`--job ID`).  Whose
+// class and which trial it is comes from Slurm's own record of the job (its user id and the
+// AdminComment job_submit/autotune wrote, which users cannot set), never from the result file the
+// job left: a user can only ever skew their own classes.
+//
+// The spool is taken in order, each end once: an end is removed only after the store took it.
+// When the store cannot take one (locked, full, damaged, an I/O error) the rest wait, in order,
+// for the plugin's next try; a job's result file stays in incoming/ until its end is recorded.
 #include <dirent.h>
+#include <sys/file.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,6 +36,7 @@
 #include "args.hpp"
 #include "autotune/optimizer.hpp"
 #include "autotune/error.hpp"
+#include "autotune/journal.hpp"
 #include "autotune/log.hpp"
 #include "autotune/result.hpp"
 #include "autotune/tuner.hpp"
@@ -51,7 +58,38 @@ struct JobFacts {
   double start = 0, end = 0;
   std::uint32_t exit_code = 0;
   bool requeued = false;  // the job will run again (scontrol requeue, preemption with requeue)
+  bool ended = false;     // slurmctld's record says the job is over (or requeued)
 };
+
+JobFacts facts_of(const JobEnd &e) {
+  JobFacts f;
+  f.job_id = e.job_id;
+  f.uid = e.uid;
+  f.admin_comment = e.admin_comment;
+  f.state = e.state;
+  f.nodes = e.nodes;
+  f.start = e.start;
+  f.end = e.end;
+  f.exit_code = e.exit_code;
+  f.requeued = e.requeued;
+  f.ended = true;
+  return f;
+}
+
+// The store could not take a record now: the job's end waits in the spool for the next try.
+bool store_outage(const Error &e) {
+  return e.code() == Errc::busy || e.code() == Errc::io || e.code() == Errc::no_space || e.code() == Errc::corrupt;
+}
+
+// What the admin should do about an outage, for the log.
+std::string outage_advice(const Error &e) {
+  switch (e.code()) {
+    case Errc::busy: return "the store is locked by another process (sqlite3, a backup?); its ends are recorded once it is free";
+    case Errc::no_space: return "StateDir is full; free space there and the ends are recorded";
+    case Errc::corrupt: return "the store is damaged: run `autotune admin check`, restore it from a backup or move it away (`autotune admin init` makes a new one)";
+    default: return "the store cannot be written; check StateDir";
+  }
+}
 
 const char *state_name(std::uint32_t state) {
   switch (state & JOB_STATE_BASE) {
@@ -80,17 +118,11 @@ JobFacts load_job(std::uint32_t id) {
   f.admin_comment = j.admin_comment ? j.admin_comment : "";
   f.state = state_name(j.job_state);
   f.nodes = j.nodes ? j.nodes : "";
-  if (f.nodes.empty()) {
-    // An ended job's record may have lost its NodeList by the time EpilogSlurmctld runs; slurmctld
-    // gives the hook the job's nodes in its environment.
-    const char *jid = std::getenv("SLURM_JOB_ID");
-    const char *nl = std::getenv("SLURM_JOB_NODELIST");
-    if (jid && nl && std::strtoul(jid, nullptr, 10) == id) f.nodes = nl;
-  }
   f.start = static_cast<double>(j.start_time);
   f.end = static_cast<double>(j.end_time);
   f.exit_code = j.exit_code;
   f.requeued = (j.job_state & JOB_STATE_BASE) == JOB_PENDING || (j.job_state & (JOB_REQUEUE | JOB_REQUEUE_HOLD));
+  f.ended = (j.job_state & JOB_STATE_BASE) > JOB_SUSPENDED;
   return f;
 }
 
@@ -321,14 +353,18 @@ void record_node_speed(Store &store, const RunResult &r, double alpha, const std
   }
 }
 
-// Slurm runs no hook for a job that ends before it starts (cancelled while pending, deadline
-// passed), so its trial would stay pending for ever, holding a configuration and a slot of the
-// budget.  Every hook of a job of the class looks for such trials among the jobs slurmctld still
-// knows (the owner's, or everyone's for a shared class) and drops them: their configurations go
-// back to the search.  Returns whether one was dropped.
+// Pending trials whose job slurmctld no longer runs.  Slurm calls no epilog for a job that ends
+// before it starts (cancelled while pending, deadline passed), so its trial would stay pending for
+// ever, holding a configuration and a slot of the budget: it is dropped, and its configuration goes
+// back to the search.  A job that ran and ended has its end in the spool; only when the spool is
+// empty (every end recorded) is such a job's trial still pending, because its end never reached
+// the spool (prep/autotune not loaded then): it is recorded from slurmctld's record now.  Runs only
+// when the spool is empty.  Returns whether anything changed.
 constexpr double kAbandonGraceS = 60;
 
-bool drop_abandoned(Store &store, const ClassRecord &c, const std::string &who) {
+int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile);
+
+bool reconcile_pending(const Conf &conf, Store &store, const ClassRecord &c, const std::string &who) {
   const std::vector<TrialRecord> trials = store.trials(c.id);
   bool any = false;
   for (const auto &t : trials) any = any || (t.status == TrialStatus::pending && !t.job_id);
@@ -341,23 +377,43 @@ bool drop_abandoned(Store &store, const ClassRecord &c, const std::string &who) 
     return false;
   }
   std::vector<TrialJob> jobs;
+  std::vector<std::uint32_t> ran;  // ended after they started, with their trial still pending
   for (std::uint32_t i = 0; i < msg->record_count; ++i) {
     const slurm_job_info_t &j = msg->job_array[i];
     const auto rec = parse_record(j.admin_comment ? j.admin_comment : "");
     if (!rec || rec->cls != c.name || rec->shared != c.shared) continue;
-    jobs.push_back({rec->trial.value_or(0), j.job_id, (j.job_state & JOB_STATE_BASE) > JOB_SUSPENDED});
+    const bool ended = (j.job_state & JOB_STATE_BASE) > JOB_SUSPENDED;
+    // Slurm gives a job cancelled while pending a start time too, but never nodes.
+    const bool started = j.start_time > 0 && j.nodes && *j.nodes;
+    if (ended && started && rec->trial)
+      for (const auto &t : trials)
+        if (t.seq == *rec->trial && t.status == TrialStatus::pending) ran.push_back(j.job_id);
+    jobs.push_back({rec->trial.value_or(0), j.job_id, ended && !started});
   }
   slurm_free_job_info_msg(msg);
-  bool dropped = false;
+  bool changed = false;
   for (const std::int64_t id : abandoned_trials(trials, jobs, static_cast<double>(time(nullptr)), kAbandonGraceS)) {
     for (const auto &t : trials)
-      if (t.id == id)
-        log_line(who + ": trial " + std::to_string(t.seq) + " " + t.config +
-                 " dropped: its job ended before it started (or is gone); the configuration goes back to the search");
-    store.drop_trial(id);
-    dropped = true;
+      if (t.id == id) {
+        bool named = false;
+        for (const auto &j : jobs) named = named || j.seq == t.seq;
+        log_line(who + ": trial " + std::to_string(t.seq) + " " + t.config + " dropped: " +
+                 (named ? "its job ended before it started"
+                        : "no job of slurmctld's runs it (the submission did not go through, or the job "
+                          "ended before it started and was purged)") +
+                 "; the configuration goes back to the search");
+        store.drop_trial(id, named ? "its job ended before it started" : "no job of slurmctld runs it",
+                         static_cast<double>(time(nullptr)));
+      }
+    changed = true;
   }
-  return dropped;
+  for (const std::uint32_t id : ran) {
+    log_line(who + ": job " + std::to_string(id) +
+             " ended but its end never reached the spool; recorded from slurmctld's record");
+    ingest_end(conf, load_job(id), false);
+    changed = true;
+  }
+  return changed;
 }
 
 // The class's state after a change, for the log.
@@ -368,8 +424,28 @@ void log_refit(const std::string &who, const Decision &d) {
            (next.empty() ? "" : "; next: " + next));
 }
 
-int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
-  JobFacts f = load_job(job_id);
+// A result file read, or why it could not be.
+struct ReadResult {
+  std::optional<RunResult> result;
+  std::string error;  // rejected: why
+};
+
+ReadResult read_file(const IncomingFile &file, std::uint32_t uid) {
+  ReadResult out;
+  try {
+    out.result = read_result_at(file.dirfd, file.name, file.path, uid);
+  } catch (const Error &e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+// Records one ended job: its trial (mode jobs), its steps' trials (mode steps), or the re-measure
+// of a converged class's best; then refits the class.  Store errors propagate (the caller keeps
+// the end for later); a bad result file is rejected with a log line.  `reconcile`: also look for
+// pending trials of the class whose jobs ended (only when every end of the spool is recorded).
+int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
+  const std::uint32_t job_id = f.job_id;
   auto rec = parse_record(f.admin_comment);
   if (!rec) {
     log_line("job " + std::to_string(job_id) + ": no autotune record in its AdminComment (not tuned); nothing to do");
@@ -384,6 +460,8 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
   }
   const std::string who = "job " + std::to_string(job_id) + " (class " + c->name + ", uid " + std::to_string(f.uid) + ")";
   const std::string incoming = conf.core.state_dir + "/incoming";
+  const double started = f.start > 0 ? f.start : static_cast<double>(time(nullptr));
+  const double ended = f.end > 0 ? f.end : static_cast<double>(time(nullptr));
 
   // The trial job_submit recorded for this job.
   std::optional<TrialRecord> trial;
@@ -392,25 +470,16 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
       if (t.seq == *rec->trial) trial = t;
   const bool may_record = !c->shared || c->allow_users;
 
-  if (prolog) {
-    if (trial) {
-      store.mark_running(trial->id, job_id, f.start > 0 ? f.start : static_cast<double>(time(nullptr)));
-    } else if (!rec->best.empty() && may_record && !store.trial_by_job(job_id, std::nullopt)) {
-      // A job of a converged class re-measures its best: its trial is recorded now, outside
-      // slurmctld (job_submit only read the store).
-      TrialRecord t = store.add_trial(c->id, rec->best, TrialOrigin::best, "re-measures the winner",
-                                      TrialStatus::running, job_id);
-      store.mark_running(t.id, job_id, f.start > 0 ? f.start : static_cast<double>(time(nullptr)));
-    }
-    if (may_record && drop_abandoned(store, *c, who)) log_refit(who, refit(store, c->id, conf, propose));
-    return 0;
-  }
-  if (!trial && !rec->best.empty() && may_record) {
+  if (!trial && !rec->best.empty() && may_record && f.start > 0 && !f.nodes.empty()) {
+    // A job of a converged class re-measures its best: its trial is recorded now, outside
+    // slurmctld (job_submit only read the store).
     trial = store.trial_by_job(job_id, std::nullopt);
     if (!trial)
       trial = store.add_trial(c->id, rec->best, TrialOrigin::best, "re-measures the winner", TrialStatus::running,
                               job_id);
   }
+  if (trial && f.start > 0 && (trial->status == TrialStatus::pending || trial->status == TrialStatus::running))
+    store.mark_running(trial->id, job_id, started);
 
   IncomingDirs dirs;
   std::vector<IncomingFile> files = result_files(incoming, f.uid, job_id, dirs, who);
@@ -428,7 +497,7 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
     files.clear();
   } else if (rec->steps) {
     // In-allocation tuning: one result per job step, each its own trial (see autotune-run), and
-    // the end of the job's search.
+    // the end of the job's search.  Each file goes once the store took it.
     const std::string search_file = std::to_string(job_id) + ".search.json";
     for (const IncomingFile &file : files) {
       const std::string &path = file.path;
@@ -441,44 +510,56 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
         remove_file(file);
         continue;
       }
-      try {
-        const RunResult r = read_result_at(file.dirfd, file.name, path, f.uid);
-        if (!r.step) throw_invalid("result of a steps-mode job without its step number");
-        Configuration cfg = Configuration::parse(r.config, "result config");
-        if (!problem.index_of(cfg.format())) throw_invalid("configuration " + cfg.format() + " is outside the class's space");
-        if (store.trial_by_job(job_id, *r.step)) {
-          log_line(who + ": step " + std::to_string(*r.step) + " already recorded");
-        } else {
-          const TrialOrigin origin = !r.adjust_reason.empty() ? TrialOrigin::adjust
-                                     : r.origin == "initial"       ? TrialOrigin::initial
-                                     : r.origin == "manual"        ? TrialOrigin::manual
-                                                                   : TrialOrigin::model;
-          const std::string why = !r.adjust_reason.empty() ? r.adjust_reason
-                                  : r.origin == "manual"    ? "given to autotune-run (--try), profiled in the allocation"
-                                                            : "profiled in the allocation";
-          TrialRecord t = store.add_trial(c->id, cfg.format(), origin, why, TrialStatus::running, job_id, *r.step);
-          const TrialStatus status = r.status == "ok" && r.app && r.app->samples_per_s > 0 ? TrialStatus::done
-                                     : r.status == "timeout"                               ? TrialStatus::timeout
-                                                                                           : TrialStatus::failed;
-          std::optional<Measurement> m;
-          if (status == TrialStatus::done) {
-            m = measurement_of(r, f.nodes);
-            TrialRecord tmp = t;
-            tmp.measurement = m;
-            if (auto tc = time_cost(problem, tmp)) {
-              m->time_s = tc->time;
-              m->cost = tc->cost;
-            }
-            m->raw = "";
-            record_node_speed(store, r, conf.tuner.node_speed_alpha, f.nodes, who);
-          }
-          store.finish_trial(t.id, status, m, f.end > 0 ? f.end : static_cast<double>(time(nullptr)), r.reason);
-          log_line(who + ": step " + std::to_string(*r.step) + " " + cfg.format() + ": " + to_string(status) +
-                   (r.reason.empty() ? "" : " (" + r.reason + ")"));
-          changed = true;
+      const ReadResult rr = read_file(file, f.uid);
+      std::optional<Configuration> cfg;
+      std::string bad = rr.error;
+      if (bad.empty()) {
+        try {
+          const RunResult &r = *rr.result;
+          if (!r.step) throw_invalid("result of a steps-mode job without its step number");
+          cfg = Configuration::parse(r.config, "result config");
+          if (!problem.index_of(cfg->format()))
+            throw_invalid("configuration " + cfg->format() + " is outside the class's space");
+        } catch (const Error &e) {
+          bad = e.what();
         }
-      } catch (const Error &e) {
-        log_line(who + ": rejected " + path + ": " + e.what());
+      }
+      if (!bad.empty()) {
+        log_line(who + ": rejected " + path + ": " + bad);
+        remove_file(file);
+        continue;
+      }
+      const RunResult &r = *rr.result;
+      if (store.trial_by_job(job_id, *r.step)) {
+        log_line(who + ": step " + std::to_string(*r.step) + " already recorded");
+      } else {
+        const TrialOrigin origin = !r.adjust_reason.empty() ? TrialOrigin::adjust
+                                   : r.origin == "initial"       ? TrialOrigin::initial
+                                   : r.origin == "manual"        ? TrialOrigin::manual
+                                                                 : TrialOrigin::model;
+        const std::string why = !r.adjust_reason.empty() ? r.adjust_reason
+                                : r.origin == "manual"    ? "given to autotune-run (--try), profiled in the allocation"
+                                                          : "profiled in the allocation";
+        TrialRecord t = store.add_trial(c->id, cfg->format(), origin, why, TrialStatus::running, job_id, *r.step);
+        const TrialStatus status = r.status == "ok" && r.app && r.app->samples_per_s > 0 ? TrialStatus::done
+                                   : r.status == "timeout"                               ? TrialStatus::timeout
+                                                                                         : TrialStatus::failed;
+        std::optional<Measurement> m;
+        if (status == TrialStatus::done) {
+          m = measurement_of(r, f.nodes);
+          TrialRecord tmp = t;
+          tmp.measurement = m;
+          if (auto tc = time_cost(problem, tmp)) {
+            m->time_s = tc->time;
+            m->cost = tc->cost;
+          }
+          m->raw = "";
+          record_node_speed(store, r, conf.tuner.node_speed_alpha, f.nodes, who);
+        }
+        store.finish_trial(t.id, status, m, ended, r.reason);
+        log_line(who + ": step " + std::to_string(*r.step) + " " + cfg->format() + ": " + to_string(status) +
+                 (r.reason.empty() ? "" : " (" + r.reason + ")"));
+        changed = true;
       }
       remove_file(file);
     }
@@ -486,56 +567,70 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
     TrialStatus status = TrialStatus::failed;
     std::string why;
     std::optional<Measurement> m;
+    std::optional<RunResult> result;
     const std::string mine_name = std::to_string(job_id) + ".json";
     const IncomingFile *mine = nullptr;
     for (const auto &file : files)
       if (!mine && file.name == mine_name) mine = &file;
+    const bool interrupted = f.state == "CANCELLED" || f.state == "PREEMPTED" || f.state == "NODE_FAIL" ||
+                             f.state == "BOOT_FAIL";
     if (f.requeued) {
       // The job runs again later: this run measured nothing that counts, and its trial waits.
-      for (const auto &p : files) remove_file(p);
-      files.clear();
       if (store.requeue_trial(trial->id)) {
         log_line(who + ": requeued; trial " + std::to_string(trial->seq) + " waits for the job's next run");
         changed = true;
       }
-    } else if (f.state == "CANCELLED" && f.start <= 0) {
-      store.drop_trial(trial->id);  // it never ran: its configuration goes back to the search
-      log_line(who + ": cancelled before it started; trial " + std::to_string(trial->seq) + " dropped");
-      changed = true;
+    } else if (f.state == "CANCELLED" && (f.start <= 0 || f.nodes.empty())) {
+      if (trial->status == TrialStatus::pending) {
+        store.drop_trial(trial->id, "its job was cancelled before it started", ended);
+        log_line(who + ": cancelled before it started; trial " + std::to_string(trial->seq) + " dropped");
+        changed = true;
+      }
     } else {
-      try {
-        if (!mine) throw Error(Errc::not_found, incoming + "/" + std::to_string(f.uid) + "/" + mine_name + ": no result file");
-        const RunResult r = read_result_at(mine->dirfd, mine->name, mine->path, f.uid);
-        if (r.status == "ok" && r.app && r.app->samples_per_s > 0) {
+      bool lost = false;
+      if (!mine) {
+        status = f.state == "TIMEOUT" ? TrialStatus::timeout : TrialStatus::failed;
+        why = "the job left no result (state " + f.state + ")";
+        // A job that completed without a result file: autotune-run could not write it (StateDir
+        // full?) or it was removed.  Its configuration is not at fault.
+        lost = f.state == "COMPLETED" && f.exit_code == 0;
+      } else {
+        const ReadResult rr = read_file(*mine, f.uid);
+        if (!rr.error.empty()) {
+          log_line(who + ": rejected its result file: " + rr.error);
+          status = f.state == "TIMEOUT" ? TrialStatus::timeout : TrialStatus::failed;
+          why = "its result was rejected";
+        } else if (rr.result->status == "ok" && rr.result->app && rr.result->app->samples_per_s > 0) {
+          result = rr.result;
           status = TrialStatus::done;
-          m = measurement_of(r, f.nodes);
+          m = measurement_of(*result, f.nodes);
           TrialRecord tmp = *trial;
           tmp.measurement = m;
           if (auto tc = time_cost(problem, tmp)) {
             m->time_s = tc->time;
             m->cost = tc->cost;
           }
-          record_node_speed(store, r, conf.tuner.node_speed_alpha, f.nodes, who);
         } else {
+          const RunResult &r = *rr.result;
           status = r.status == "timeout" ? TrialStatus::timeout : TrialStatus::failed;
           why = r.reason.empty() ? (r.status == "ok" ? "the app measured nothing" : r.status) : r.reason;
         }
-      } catch (const Error &e) {
-        if (e.code() != Errc::not_found) log_line(who + ": rejected its result file: " + e.what());
-        status = f.state == "TIMEOUT" ? TrialStatus::timeout : TrialStatus::failed;
-        why = e.code() == Errc::not_found ? "the job left no result (state " + f.state + ")" : "its result was rejected";
       }
       if (f.state == "TIMEOUT") status = TrialStatus::timeout;
-      const bool cancelled = f.state == "CANCELLED";
-      if (status != TrialStatus::done &&
-          (cancelled || f.state == "PREEMPTED" || f.state == "NODE_FAIL" || f.state == "BOOT_FAIL")) {
-        // Stopped from outside (cancelled, preempted, a node failed): not the configuration's
-        // fault, so it is not counted and the configuration is not taken for infeasible.
-        store.finish_trial(trial->id, TrialStatus::cancelled, std::nullopt, f.end,
-                           cancelled ? "cancelled while running" : "interrupted (" + f.state + ")");
-        log_line(who + ": " + (cancelled ? "cancelled while running" : f.state) + "; trial " +
-                 std::to_string(trial->seq) + " not counted");
-      } else if (store.finish_trial(trial->id, status, m, f.end > 0 ? f.end : static_cast<double>(time(nullptr)), why)) {
+      if (status != TrialStatus::done && (interrupted || lost)) {
+        // Stopped from outside (cancelled, preempted, a node failed) or its result lost: not the
+        // configuration's fault, so it is not counted and the configuration is not taken for
+        // infeasible.
+        const std::string note = lost                     ? "result lost: the job completed but left no result file"
+                                 : f.state == "CANCELLED" ? "cancelled while running"
+                                                          : "interrupted (" + f.state + ")";
+        const std::string said = lost || f.state == "CANCELLED" ? note : f.state;
+        if (store.finish_trial(trial->id, TrialStatus::cancelled, std::nullopt, ended, note))
+          log_line(who + ": " + said + "; trial " + std::to_string(trial->seq) + " not counted");
+        else
+          log_line(who + ": trial " + std::to_string(trial->seq) + " was already recorded");
+      } else if (store.finish_trial(trial->id, status, m, ended, why)) {
+        if (result) record_node_speed(store, *result, conf.tuner.node_speed_alpha, f.nodes, who);
         log_line(who + ": trial " + std::to_string(trial->seq) + " " + trial->config + ": " + to_string(status) +
                  (why.empty() ? "" : " (" + why + ")") +
                  (m ? " " + format_double(std::round(m->samples_per_s)) + " samples/s" : ""));
@@ -550,7 +645,7 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
     for (const auto &p : files) remove_file(p);
   }
   remove_empty_dirs(dirs, f.uid);
-  if (may_record && drop_abandoned(store, *c, who)) changed = true;
+  if (reconcile && may_record && reconcile_pending(conf, store, *c, who)) changed = true;
   if (changed) {
     Decision d = refit(store, c->id, conf, propose);
     if (search && !search->winner.empty() && d.state == ClassState::tuning) {
@@ -569,42 +664,144 @@ int ingest_job(const Conf &conf, std::uint32_t job_id, bool prolog) {
   return 0;
 }
 
+// Reads one end of the spool; throws Error(invalid_argument) for a file that is not one.
+JobEnd read_spool_file(const std::string &path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) throw Error(errno == ENOENT ? Errc::not_found : Errc::io, path + ": " + std::strerror(errno));
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > 8 * kJournalFieldMax) break;
+  }
+  ::close(fd);
+  return parse_job_end(text, path);
+}
+
+// `autotune ingest --spool`: the ends of StateDir/spool, oldest first, each removed once the store
+// took it.  One ingest at a time (a lock file); an outage of the store stops the run, the ends
+// left wait for the next.  When the spool is empty at the end, the classes it touched are
+// reconciled (pending trials whose jobs ended).
+int drain_spool(const Conf &conf) {
+  const std::string spool = spool_dir(conf.core.state_dir);
+  const int lock = ::open((spool + "/.lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (lock < 0) {
+    if (errno == ENOENT) return 0;  // no spool yet: nothing ever ended
+    log_line(spool + "/.lock: " + std::strerror(errno));
+    return 1;
+  }
+  if (::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock);
+    return 0;  // another ingest drains it, and looks again before it stops
+  }
+  int rc = 0;
+  std::size_t done = 0;
+  std::map<std::string, JobFacts> touched;  // class record -> the latest end of it
+  for (bool again = true; again;) {
+    again = false;
+    const std::vector<std::string> names = list_job_ends(spool);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string path = spool + "/" + names[i];
+      JobFacts f;
+      try {
+        f = facts_of(read_spool_file(path));
+      } catch (const Error &e) {
+        if (e.code() == Errc::not_found) continue;  // taken by an earlier ingest
+        // Not a job end: kept aside for the admin, never taken again.
+        const std::string bad = spool + "/bad";
+        ::mkdir(bad.c_str(), 0700);
+        ::rename(path.c_str(), (bad + "/" + names[i]).c_str());
+        log_line(std::string("spool: ") + e.what() + "; moved to " + bad + "/");
+        continue;
+      }
+      try {
+        ingest_end(conf, f, false);
+      } catch (const Error &e) {
+        if (store_outage(e)) {
+          log_line("job " + std::to_string(f.job_id) + ": its end waits in the spool with " +
+                   std::to_string(names.size() - i - 1) + " more: " + e.what() + "; " + outage_advice(e));
+          ::close(lock);
+          return 1;
+        }
+        log_line("job " + std::to_string(f.job_id) + ": " + e.what() + "; its end is not recorded");
+      }
+      ::unlink(path.c_str());
+      ++done;
+      if (auto rec = parse_record(f.admin_comment)) touched[std::to_string(f.uid) + "/" + rec->cls] = f;
+      again = true;  // ends that arrived meanwhile are taken before the lock is let go
+    }
+  }
+  // Every end is recorded: pending trials of the touched classes whose jobs are over.
+  for (auto &[key, f] : touched) {
+    try {
+      Store store(Store::path_in(conf.core.state_dir), {false, false, 10000});
+      const auto rec = parse_record(f.admin_comment);
+      std::optional<ClassRecord> c = rec->shared ? store.find_shared_class(rec->cls) : store.find_class(f.uid, rec->cls);
+      if (!c || (c->shared && !c->allow_users)) continue;
+      const std::string who = "class " + c->name + " (uid " + std::to_string(c->owner) + ")";
+      if (reconcile_pending(conf, store, *c, who)) log_refit(who, refit(store, c->id, conf, propose));
+    } catch (const Error &e) {
+      log_line("class " + key + ": pending trials not looked at: " + e.what());
+      rc = 1;
+    }
+  }
+  ::close(lock);
+  if (done > 1 && rc == 0) log_line("spool: " + std::to_string(done) + " job ends recorded in one run; the spool is empty");
+  return rc;
+}
+
 }  // namespace
 
 int cmd_ingest(const Caller &caller, int argc, char **argv) {
-  Args a(argc - 1, argv + 1, {"job"}, {"help", "prolog", "epilog"}, "autotune ingest");
+  Args a(argc - 1, argv + 1, {"job"}, {"help", "spool"}, "autotune ingest");
   if (a.flag("help")) {
     std::printf(
-        "usage: autotune ingest [--job ID] [--prolog | --epilog]   (root and SlurmUser only)\n\n"
-        "Record what an autotune job did and refit its class.  slurmctld runs it through\n"
-        "PrologSlurmctld / EpilogSlurmctld (the ingest-hook script), which gives it SLURM_JOB_ID and\n"
-        "SLURM_SCRIPT_CONTEXT; --job and --prolog/--epilog do the same by hand.  The job's owner,\n"
-        "class and trial come from Slurm's record of the job; the result file the job left in\n"
-        "StateDir/incoming/UID (a directory only the job's user may write) is checked (owner,\n"
-        "size, format) and rejected with a log line when bad; node speeds count for the job's own\n"
-        "nodes only.\n"
+        "usage: autotune ingest --spool | --job ID   (root and SlurmUser only)\n\n"
+        "Record how autotune jobs ended and refit their classes.\n"
+        "  --spool   take the job ends slurmctld's prep/autotune plugin left in StateDir/spool, oldest\n"
+        "            first, each once; the plugin runs this itself after every end.  When the store\n"
+        "            cannot take an end (locked, full, damaged) it and the later ones wait there for\n"
+        "            the plugin's next try.\n"
+        "  --job ID  record job ID's end from slurmctld's record of it (by hand, for a job that\n"
+        "            ended while prep/autotune was not loaded); a job still running is left alone.\n"
+        "The job's owner, class and trial come from Slurm's record of the job; the result file the\n"
+        "job left in StateDir/incoming/UID (a directory only the job's user may write) is checked\n"
+        "(owner, size, format) and rejected with a log line when bad; node speeds count for the\n"
+        "job's own nodes only.\n"
         "Log: StateDir/ingest.log.\n");
     return 0;
   }
   a.expect_positional(0, "");
   require_privileged(caller, "autotune ingest");
+  const bool spool = a.flag("spool");
   std::uint32_t job = 0;
   if (auto v = a.value("job")) job = static_cast<std::uint32_t>(parse_int("--job", *v, 1, 4294967294LL));
-  else if (const char *e = std::getenv("SLURM_JOB_ID")) job = static_cast<std::uint32_t>(parse_int("SLURM_JOB_ID", e, 1, 4294967294LL));
-  else throw_invalid("no job: give --job ID (slurmctld sets SLURM_JOB_ID)");
-  bool prolog = a.flag("prolog");
-  if (!a.flag("prolog") && !a.flag("epilog")) {
-    const char *ctx = std::getenv("SLURM_SCRIPT_CONTEXT");
-    prolog = ctx && std::string(ctx).rfind("prolog", 0) == 0;
-  }
+  if (spool == (job != 0)) throw_invalid("give either --spool or --job ID");
   const Conf conf = load_conf(caller);
   g_log = std::fopen((conf.core.state_dir + "/ingest.log").c_str(), "a");
   int rc = 0;
-  try {
-    rc = ingest_job(conf, job, prolog);
-  } catch (const Error &e) {
-    log_line("job " + std::to_string(job) + ": " + e.what());
-    rc = 1;
+  if (spool) {
+    try {
+      rc = drain_spool(conf);
+    } catch (const Error &e) {
+      log_line(std::string("spool: ") + e.what());
+      rc = 1;
+    }
+  } else {
+    try {
+      const JobFacts f = load_job(job);
+      if (!f.ended) {
+        log_line("job " + std::to_string(job) + ": still " + f.state + "; its end is recorded when it ends");
+      } else {
+        rc = ingest_end(conf, f, list_job_ends(spool_dir(conf.core.state_dir)).empty());
+      }
+    } catch (const Error &e) {
+      log_line("job " + std::to_string(job) + ": " + e.what() + (store_outage(e) ? "; " + outage_advice(e) : ""));
+      rc = 1;
+    }
   }
   if (g_log) std::fclose(g_log);
   return rc;

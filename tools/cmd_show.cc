@@ -91,15 +91,18 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     }
     std::fputs(format_table(rows).c_str(), stdout);
     // Why per-role resources were changed, and why trials failed.
-    std::string adjusted, failed;
+    std::string adjusted, failed, uncounted;
     for (const auto &t : v.trials) {
       std::string job = t.job_id ? " (job " + std::to_string(*t.job_id) + (t.step_id ? "." + std::to_string(*t.step_id) : "") + ")" : "";
       if (t.origin == TrialOrigin::adjust) adjusted += "  trial " + std::to_string(t.seq) + job + ": " + t.reason + "\n";
       if (t.status == TrialStatus::failed || t.status == TrialStatus::timeout)
         failed += "  trial " + std::to_string(t.seq) + job + " " + to_string(t.status) + ": " + t.reason + "\n";
+      if (t.status == TrialStatus::cancelled)
+        uncounted += "  trial " + std::to_string(t.seq) + job + ": " + t.reason + "\n";
     }
     if (!adjusted.empty()) std::printf("\nadjusted from measured use:\n%s", adjusted.c_str());
     if (!failed.empty()) std::printf("\nfailed trials:\n%s", failed.c_str());
+    if (!uncounted.empty()) std::printf("\nnot counted (cancelled, interrupted or dropped):\n%s", uncounted.c_str());
   } else {
     std::printf("no trials yet\n");
   }

@@ -83,8 +83,8 @@ struct TrialJob {
   bool ended = false;
 };
 // The pending trials whose job will never run, by id.  A trial is pending from the submission
-// (job_submit took it) until its job starts (the PrologSlurmctld hook marks it running), and
-// again after its job was requeued; Slurm runs no hook for a job that ends before it starts
+// (job_submit took it) until its job's end is recorded (ingest marks it running with the job's
+// start time), and again after its job was requeued; Slurm calls no epilog for a job that ends before it starts
 // (cancelled while pending, deadline passed): such a trial would hold its configuration and a
 // slot of the budget for ever.  It is abandoned when every job naming it (by trial, or by job id
 // once it started) has ended, or when none does and it was taken more than `grace` seconds before

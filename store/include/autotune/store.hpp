@@ -192,8 +192,10 @@ class Store {
   // returns false (and changes nothing) when the trial already has a final status.
   bool finish_trial(std::int64_t trial_id, TrialStatus status, const std::optional<Measurement> &m,
                     double when, const std::string &note = "");
-  // Removes a trial that never ran (its job was cancelled before it started).
-  void drop_trial(std::int64_t trial_id);
+  // A pending trial that will never run (its job was cancelled before it started, or is gone):
+  // cancelled, with "dropped: <why>" in its reason, so that `autotune show` says it; not counted,
+  // and its configuration goes back to the search.
+  void drop_trial(std::int64_t trial_id, const std::string &why, double when);
   // A running trial whose job was requeued (scontrol requeue, preemption): pending again until the
   // job's next run starts.  False (and nothing changed) when the trial has a final status.
   bool requeue_trial(std::int64_t trial_id);
