@@ -20,6 +20,7 @@
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
 #include "autotune/result.hpp"
+#include "autotune/units.hpp"
 
 namespace autotune {
 
@@ -307,7 +308,9 @@ void check_room(int fd, const std::string &path) {
 
 }  // namespace
 
-std::string leave_result(const nlohmann::json &doc, const std::string &name) {
+namespace {
+
+std::string leave_result_once(const nlohmann::json &doc, const std::string &name) {
   std::string incoming;
   if (const char *d = getenv_any("AUTOTUNE_INCOMING")) {
     incoming = d;
@@ -354,6 +357,33 @@ std::string leave_result(const nlohmann::json &doc, const std::string &name) {
     throw_io("cannot rename " + tmp + " to " + path, e);
   }
   return path;
+}
+
+}  // namespace
+
+std::string leave_result(const nlohmann::json &doc, const std::string &name) {
+  // StateDir full or failing for a while: the result is kept (in memory) and tried again every
+  // 2 s for AUTOTUNE_RESULT_RETRY seconds (default 120) before it is given up.  Ingest records
+  // a completed job whose result never came as "result lost", not as failed.
+  long retry_s = 120;
+  if (const char *r = std::getenv("AUTOTUNE_RESULT_RETRY"))
+    retry_s = static_cast<long>(parse_int("AUTOTUNE_RESULT_RETRY", r, 0, 3600));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(retry_s);
+  bool told = false;
+  for (;;) {
+    try {
+      std::string path = leave_result_once(doc, name);
+      if (told) std::fprintf(stderr, "autotune-run: the result could be left after all\n");
+      return path;
+    } catch (const Error &e) {
+      if (e.code() != Errc::io || std::chrono::steady_clock::now() >= deadline) throw;
+      if (!told)
+        std::fprintf(stderr, "autotune-run: cannot leave the result for ingest yet (%s); trying again for %ld s\n",
+                     e.what(), retry_s);
+      told = true;
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+    }
+  }
 }
 
 }  // namespace autotune
