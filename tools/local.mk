@@ -43,13 +43,6 @@ tools_autotune_run_SOURCES = tools/autotune_run.cc tools/run_step.cc tools/run_s
 tools_autotune_run_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 tools_autotune_run_LDADD = $(AT_ALL) $(SLURM_LIBS)
 
-# The PrologSlurmctld / EpilogSlurmctld hook that runs `autotune ingest'.
-pkglibexec_SCRIPTS = tools/ingest-hook
-CLEANFILES += tools/ingest-hook
-EXTRA_DIST += tools/ingest-hook.in
-tools/ingest-hook: $(srcdir)/tools/ingest-hook.in Makefile
-	$(AM_V_GEN)mkdir -p tools && sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@pkglibexecdir[@]|$(pkglibexecdir)|g' \
-	  $(srcdir)/tools/ingest-hook.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 dist_man_MANS += man/autotune.1
 
 include tools/bb.mk
