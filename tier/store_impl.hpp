@@ -86,8 +86,10 @@ struct TierStore::Impl {
     TierSpec spec;
     std::string data_dir;          // disk
     std::unique_ptr<PmemMap> map;  // pmem
-    double bandwidth = 0;          // guarded by mu
-    double latency = 0;            // seconds a piece costs whatever its size (measured tiers)
+    std::string pool;              // pmem: <path>/pool
+    bool lost = false;     // pmem: the pool was gone at open under objects (no map, no room)
+    double bandwidth = 0;  // guarded by mu
+    double latency = 0;    // seconds a piece costs whatever its size (measured tiers)
     bool measured = false;
     std::string media;  // filled lazily by usage()
   };
@@ -160,6 +162,10 @@ struct TierStore::Impl {
   std::uint64_t write_piece(Tier &t, const PieceRecord &p, const std::vector<ConstBytes> &segs,
                             std::uint64_t seg_offset, const std::function<void()> &copied = {});
   void read_piece(Tier &t, const PieceRecord &p, unsigned char *dst, const std::string &key);
+  // What is wrong with a piece that can be told without reading it (a lost pool, a disk file
+  // gone or short, extents past the pool's end); nullopt when nothing is.
+  std::optional<TierFault> piece_fault(const Tier &t, const PieceRecord &p,
+                                       const std::string &key) const;
 
   // -- operations ----------------------------------------------------------------------------
   // store_write.cc

@@ -58,7 +58,10 @@ std::vector<TierRoom> TierStore::Impl::rooms(const Scan &s) {
   for (size_t i = 0; i < tiers.size(); ++i) {
     out[i].bandwidth = std::max(tiers[i].bandwidth, 1.0);
     out[i].latency = tiers[i].latency;
-    if (tiers[i].spec.kind == TierKind::pmem) {
+    if (tiers[i].spec.kind == TierKind::pmem && tiers[i].lost) {
+      out[i].free = 0;  // its pool is gone: nothing is placed there
+      out[i].align = kTierPage;
+    } else if (tiers[i].spec.kind == TierKind::pmem) {
       std::uint64_t f = 0;
       for (const auto &gap : pmem_gaps(s, i)) f += gap.len;
       out[i].free = f;

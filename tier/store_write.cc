@@ -103,7 +103,7 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
       Scan s = scan(true);
       if (s.found_dead) cleanup_orphans(s);
       auto room = rooms(s);
-      if (opt.demotion && tiers.size() > 1 && total > 0) {
+      if (opt.demotion && tiers.size() > 1 && total > 0 && !tiers[0].lost) {
         // What the policy would give the fastest tier if cold objects made room there.
         auto ideal_room = room;
         std::uint64_t movable = 0;
