@@ -35,7 +35,7 @@ expect() {
 }
 
 expect 2 "autotune-bb: no command given (see --help)"
-expect 2 "autotune-bb: unknown command 'mkbuf'; allowed: create, destroy, stage-in, stage-out, pools, status, summary, put, get, ls, rm" mkbuf
+expect 2 "autotune-bb: unknown command 'mkbuf'; allowed: create, destroy, stage-in, stage-out, pools, status, summary, put, get, ls, check, rm" mkbuf
 expect 2 "autotune-bb: create: unknown option '--size' (see --help)" create --size 1G
 expect 2 "autotune-bb: create: --job needs a value" create --job
 expect 2 "autotune-bb: stage-in: expected 2 arguments, got 1 (see --help)" stage-in --job 3 /etc/hosts
