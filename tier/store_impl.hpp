@@ -87,7 +87,9 @@ struct TierStore::Impl {
     std::string data_dir;          // disk
     std::unique_ptr<PmemMap> map;  // pmem
     std::string pool;              // pmem: <path>/pool
-    bool lost = false;     // pmem: the pool was gone at open under objects (no map, no room)
+    bool lost = false;   // pmem: the pool was gone at open under objects (no map, no room)
+    dev_t pool_dev = 0;  // pmem: the mapped pool file, to tell when it is deleted or replaced
+    ino_t pool_ino = 0;
     double bandwidth = 0;  // guarded by mu
     double latency = 0;    // seconds a piece costs whatever its size (measured tiers)
     bool measured = false;
@@ -150,6 +152,9 @@ struct TierStore::Impl {
   ObjectInfo info_of(const ObjectRecord &r, std::int64_t accessed) const;
 
   // -- space (store_space.cc) ----------------------------------------------------------------
+  // Per tier: true for a pmem tier whose pool file is no longer the one mapped (deleted or
+  // replaced since the open, e.g. /dev/shm wiped under a running job); put places nothing there.
+  std::vector<bool> pools_gone() const;
   std::vector<std::uint64_t> used_bytes(const Scan &s) const;
   std::vector<Extent> pmem_gaps(const Scan &s, size_t t) const;
   std::vector<TierRoom> rooms(const Scan &s);

@@ -117,6 +117,8 @@ TierStore::Impl::Impl(TierStoreOptions o) : opt(std::move(o)) {
                         " is not a regular file of uid " + std::to_string(::geteuid()) +
                         " with one link (owner uid " + std::to_string(st.st_uid) + ", " +
                         std::to_string(st.st_nlink) + " links); refusing to use it");
+      t.pool_dev = st.st_dev;
+      t.pool_ino = st.st_ino;
       const std::uint64_t have = static_cast<std::uint64_t>(st.st_size);
       if (have > spec.capacity) {
         std::uint64_t end = 0;

@@ -620,6 +620,22 @@ TEST_F(TierStoreTest, ChecksumMismatchIsDetectedAndReported) {
   EXPECT_EQ(s.verify().size(), 2u);
 }
 
+TEST_F(TierStoreTest, APoolDeletedUnderAnOpenStoreTakesNoMoreObjects) {
+  // A long-lived process (a training job checkpointing) keeps its mapping of a pool that was
+  // deleted under it; what it puts afterwards goes to the disk, where other processes find it.
+  const auto o = options(8 * MiB, 64 * MiB, PlacementPolicy::fill_fastest);
+  TierStore s(o);
+  auto a = bytes(2 * MiB, 24), b = bytes(2 * MiB, 25);
+  ASSERT_EQ(s.put("before", a.data(), a.size()).bytes_on("pm"), 2 * MiB);
+  ASSERT_EQ(::unlink((shm + "/pm/pool").c_str()), 0);
+  EXPECT_EQ(s.put("after", b.data(), b.size()).bytes_on("disk"), 2 * MiB);
+  TierStore other(o);
+  EXPECT_EQ(other.get("after"), b);
+  auto f = fault_of([&] { other.get("before"); });
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->kind(), TierFault::Kind::pool_missing);
+}
+
 TEST_F(TierStoreTest, AMissingDiskPieceIsMissing) {
   TierStore s(options());
   auto a = bytes(8 * MiB, 21);
