@@ -43,7 +43,9 @@
 // A pool is never recreated under objects that have pieces in it: a store whose pool is gone
 // opens with that tier marked lost (TierUsage::pool_missing), places nothing there, and reports
 // the objects that had pieces on it as missing; objects wholly on other tiers stay readable.
-// Once those objects are removed, the next open makes a new, empty pool.  check() tells each
+// Once those objects are removed, the next open makes a new, empty pool.  A store that is open
+// when its pool is deleted or replaced keeps reading its own mapping, but places no new object
+// there (put checks the pool file under the store lock).  check() tells each
 // object's state without reading its bytes (cheap), or reading and checking them.
 //
 // Several objects (e.g. the parts of a checkpoint) are not committed together: write the parts,
