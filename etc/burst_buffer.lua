@@ -29,7 +29,9 @@ A job asks for a buffer with directives in the comment block at the top of its b
   stage_out  source=KEY destination=PATH    copy object KEY to the file PATH (absolute,
                             writable by the job's user) after the job ends; with KEY ending in
                             '/', every object under KEY goes, in key order, into the directory
-                            PATH (created 0700) as PATH/<rest of the key>
+                            PATH (created 0700) as PATH/<rest of the key>; objects lost from
+                            the buffer (missing or damaged) are listed in PATH.incomplete and
+                            in the job's Reason and SystemComment (see slurm_bb_data_out)
 
 A libssp checkpoint (ssp::TierSnapshotStore, prefix ssp/) outlives its job this way:
 
