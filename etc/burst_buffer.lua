@@ -29,7 +29,9 @@ A job asks for a buffer with directives in the comment block at the top of its b
   stage_out  source=KEY destination=PATH    copy object KEY to the file PATH (absolute,
                             writable by the job's user) after the job ends; with KEY ending in
                             '/', every object under KEY goes, in key order, into the directory
-                            PATH (created 0700) as PATH/<rest of the key>
+                            PATH (created 0700) as PATH/<rest of the key>; objects lost from
+                            the buffer (missing or damaged) are listed in PATH.incomplete and
+                            in the job's Reason and SystemComment (see slurm_bb_data_out)
 
 A libssp checkpoint (ssp::TierSnapshotStore, prefix ssp/) outlives its job this way:
 
@@ -348,13 +350,68 @@ function slurm_bb_post_run(job_id, job_script)
 	return slurm.SUCCESS
 end
 
---[[ Asynchronous, after post_run: stage the results out (written as the job's user). ]]
+-- Whether burst_buffer.conf (beside this file) sets Flags=TeardownFailure: only then does Slurm
+-- tear a buffer down after slurm_bb_data_out fails; without it the job stays in stage-out (SO),
+-- holding its buffer, until an admin runs `scancel --hurry`.
+local function teardown_on_failure()
+	local f = io.open(script_dir .. "/burst_buffer.conf", "r")
+	if not f then
+		return false
+	end
+	local set = false
+	for line in f:lines() do
+		local flags = line:match("^%s*[Ff][Ll][Aa][Gg][Ss]%s*=%s*(%S+)")
+		if flags and (("," .. flags:lower() .. ","):find(",teardownfailure,", 1, true)) then
+			set = true
+		end
+	end
+	f:close()
+	return set
+end
+
+--[[ Asynchronous, after post_run: stage the results out (written as the job's user).  Every
+directive is tried, even after one fails, so that whatever can be staged out is.  When some
+could not be (an object missing or damaged in the buffer, a destination not writable), the
+answer names them: Slurm shows it as the job's Reason and SystemComment (`scontrol show job`)
+and, with Flags=TeardownFailure in burst_buffer.conf, tears the buffer down at once, so the job
+leaves stage-out.  Without that flag Slurm would hold the job in stage-out until an admin runs
+`scancel --hurry`; then the failure is logged and success returned, so that the buffer is torn
+down all the same. ]]
 function slurm_bb_data_out(job_id, job_script)
 	local d, err = parse_directives(job_script)
 	if not d then
 		return fail(job_id, "data_out", err)
 	end
-	return stage(job_id, d.stage_out, "stage-out", "stage_out")
+	local failed = {}
+	for _, p in ipairs(d.stage_out) do
+		local ok, out = run({ "stage-out", "--job", job_id, p.source, p.destination })
+		if ok then
+			slurm.log_info("burst_buffer.lua: %s", out)
+		else
+			-- One log line per line of autotune-bb's answer (each lost object with its reason);
+			-- the summary line ("job N: stage-out of ... incomplete: ...") answers Slurm, else
+			-- the whole answer does.
+			local summary
+			for line in out:gmatch("[^\n]+") do
+				slurm.log_error("burst_buffer.lua: JobId=%s stage_out: %s", tostring(job_id), line)
+				if line:match("^job %d+: stage%-out of .* incomplete: ") then
+					summary = line:gsub("^job %d+: ", "")
+				end
+			end
+			failed[#failed + 1] = summary or string.format("stage-out of '%s' to %s failed: %s",
+				p.source, p.destination, (out:gsub("\n", "; ")))
+		end
+	end
+	if #failed == 0 then
+		return slurm.SUCCESS
+	end
+	local msg = table.concat(failed, "; ") .. "; the buffer is torn down"
+	if teardown_on_failure() then
+		slurm.log_error("burst_buffer.lua: JobId=%s data_out: %s", tostring(job_id), msg)
+		return slurm.ERROR, msg
+	end
+	slurm.log_error("burst_buffer.lua: JobId=%s data_out: %s (burst_buffer.conf has no Flags=TeardownFailure: reporting success so that Slurm does not hold the job in stage-out)", tostring(job_id), msg)
+	return slurm.SUCCESS
 end
 
 --[[ Asynchronous, after stage-out or when the job is cancelled: remove the buffer. ]]

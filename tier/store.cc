@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "autotune/error.hpp"
@@ -46,6 +47,42 @@ TierStoreOptions TierStoreOptions::from_conf(const TierConf &conf) {
   o.placement = conf.placement;
   o.demotion = conf.demotion;
   return o;
+}
+
+const char *object_state_name(ObjectState s) noexcept {
+  switch (s) {
+    case ObjectState::ok:
+      return "ok";
+    case ObjectState::missing:
+      return "missing";
+    case ObjectState::damaged:
+      return "damaged";
+  }
+  return "?";
+}
+
+const char *tier_fault_name(TierFault::Kind k) noexcept {
+  switch (k) {
+    case TierFault::Kind::pool_missing:
+      return "pool missing";
+    case TierFault::Kind::piece_missing:
+      return "piece missing";
+    case TierFault::Kind::damaged:
+      return "damaged";
+  }
+  return "?";
+}
+
+TierFault::TierFault(Kind kind, std::string key, std::string tier, TierKind tier_kind,
+                     const std::string &message)
+    : Error(Errc::corrupt, message),
+      kind_(kind),
+      key_(std::move(key)),
+      tier_(std::move(tier)),
+      tier_kind_(tier_kind) {}
+
+ObjectState TierFault::state() const noexcept {
+  return kind_ == Kind::damaged ? ObjectState::damaged : ObjectState::missing;
 }
 
 std::uint64_t ObjectInfo::bytes_on(std::string_view tier) const {

@@ -58,6 +58,9 @@ void TierStore::Impl::load_bandwidths() {
     if (it != cached.end()) {
       t.bandwidth = it->second.first;
       t.latency = it->second.second;
+    } else if (t.lost) {
+      t.bandwidth = 1;     // nothing is placed there; its directory may be gone
+      t.measured = false;  // not remembered: the next pool is probed
     } else {
       probe(t);
       probed = true;

@@ -127,7 +127,7 @@ bool TierStore::Impl::demote_one(const ObjectRecord &victim, std::int64_t access
 
 std::uint64_t TierStore::Impl::demote_locked(Scan &s, std::uint64_t want,
                                              const std::string &skip_key) {
-  if (tiers.size() < 2) return 0;
+  if (tiers.size() < 2 || tiers[0].lost) return 0;  // nothing can be read off a lost pool
   std::uint64_t freed = 0;
   auto free0 = [&] { return rooms(s)[0].free; };
   std::uint64_t f = free0();

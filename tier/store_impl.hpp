@@ -86,8 +86,12 @@ struct TierStore::Impl {
     TierSpec spec;
     std::string data_dir;          // disk
     std::unique_ptr<PmemMap> map;  // pmem
-    double bandwidth = 0;          // guarded by mu
-    double latency = 0;            // seconds a piece costs whatever its size (measured tiers)
+    std::string pool;              // pmem: <path>/pool
+    bool lost = false;   // pmem: the pool was gone at open under objects (no map, no room)
+    dev_t pool_dev = 0;  // pmem: the mapped pool file, to tell when it is deleted or replaced
+    ino_t pool_ino = 0;
+    double bandwidth = 0;  // guarded by mu
+    double latency = 0;    // seconds a piece costs whatever its size (measured tiers)
     bool measured = false;
     std::string media;  // filled lazily by usage()
   };
@@ -148,6 +152,9 @@ struct TierStore::Impl {
   ObjectInfo info_of(const ObjectRecord &r, std::int64_t accessed) const;
 
   // -- space (store_space.cc) ----------------------------------------------------------------
+  // Per tier: true for a pmem tier whose pool file is no longer the one mapped (deleted or
+  // replaced since the open, e.g. /dev/shm wiped under a running job); put places nothing there.
+  std::vector<bool> pools_gone() const;
   std::vector<std::uint64_t> used_bytes(const Scan &s) const;
   std::vector<Extent> pmem_gaps(const Scan &s, size_t t) const;
   std::vector<TierRoom> rooms(const Scan &s);
@@ -160,6 +167,10 @@ struct TierStore::Impl {
   std::uint64_t write_piece(Tier &t, const PieceRecord &p, const std::vector<ConstBytes> &segs,
                             std::uint64_t seg_offset, const std::function<void()> &copied = {});
   void read_piece(Tier &t, const PieceRecord &p, unsigned char *dst, const std::string &key);
+  // What is wrong with a piece that can be told without reading it (a lost pool, a disk file
+  // gone or short, extents past the pool's end); nullopt when nothing is.
+  std::optional<TierFault> piece_fault(const Tier &t, const PieceRecord &p,
+                                       const std::string &key) const;
 
   // -- operations ----------------------------------------------------------------------------
   // store_write.cc

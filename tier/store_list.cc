@@ -1,5 +1,6 @@
 // What the store holds and how full it is: stat and exists of one key, list of the committed
-// objects under a prefix (a scan without the store lock), and usage per tier (committed and
+// objects under a prefix (a scan without the store lock), check of their state (cheap, or by
+// reading them), and usage per tier (committed and
 // in-flight bytes, free space, objects, bandwidth, and a description of the medium, computed once).
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -48,6 +49,51 @@ std::vector<ObjectInfo> TierStore::list(std::string_view prefix) {
   return out;
 }
 
+std::vector<ObjectHealth> TierStore::check(std::string_view prefix, bool read_data) {
+  std::vector<ObjectHealth> out;
+  Impl::Scan s = impl_->scan(false);
+  for (size_t i = 0; i < s.records.size(); ++i) {
+    const ObjectRecord &r = s.records[i];
+    if (r.key.compare(0, prefix.size(), prefix) != 0) continue;
+    ObjectHealth h;
+    h.info = impl_->info_of(r, s.accessed[i]);
+    const auto note = [&h](ObjectState state, const std::string &tier, const std::string &msg) {
+      h.state = state;
+      h.tier = tier;
+      h.message = msg;
+    };
+    for (const auto &p : r.pieces) {
+      const int t = impl_->tier_index(p.tier);
+      if (t < 0) {
+        note(ObjectState::damaged, p.tier,
+             "object " + shown(r.key) + ": damaged: it has a piece on tier '" + p.tier +
+                 "', which this store does not have");
+        break;
+      }
+      if (auto f = impl_->piece_fault(impl_->tiers[static_cast<size_t>(t)], p, r.key)) {
+        note(f->state(), f->tier(), f->what());
+        break;
+      }
+    }
+    if (read_data && h.state == ObjectState::ok) {
+      try {
+        get(r.key);
+      } catch (const TierFault &f) {
+        note(f.state(), f.tier(), f.what());
+      } catch (const Error &e) {
+        if (e.code() != Errc::not_found)
+          note(ObjectState::damaged, "", e.what());
+        else
+          continue;  // removed meanwhile
+      }
+    }
+    out.push_back(std::move(h));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ObjectHealth &a, const ObjectHealth &b) { return a.info.key < b.info.key; });
+  return out;
+}
+
 std::vector<TierUsage> TierStore::usage() {
   Impl &m = *impl_;
   Impl::Scan s;
@@ -74,6 +120,7 @@ std::vector<TierUsage> TierStore::usage() {
     u.used = used[i];
     u.in_flight = flying[i];
     u.free = room[i].free;
+    u.pool_missing = t.lost;
     for (const auto &r : s.records) {
       bool here = false;
       for (const auto &p : r.pieces) here = here || p.tier == t.spec.name;
@@ -84,6 +131,7 @@ std::vector<TierUsage> TierStore::usage() {
     u.measured = t.measured;
     if (t.media.empty()) {
       t.media = describe_filesystem(t.spec.path);
+      if (t.lost) t.media += ", pool missing";
       if (t.map) {
         t.media += ", " + describe_granularity(t.map->granularity());
         const std::string numa = describe_numa(t.map->data(), t.map->size());

@@ -1,6 +1,7 @@
 // Opening a tier store (TierStore::Impl's constructor): checks the options (naming the tier and
 // field at fault), lays out the directories (store_impl.hpp), creates, resizes and preallocates
-// each pmem tier's pool and maps it (PmemMap), removes what writers that died left behind, loads
+// each pmem tier's pool and maps it (PmemMap) -- or, when the pool is gone under objects that
+// had pieces in it, opens that tier as lost (no pool is made) --, removes what writers that died left behind, loads
 // or measures the tiers' bandwidths (store_bandwidth.cc) and orders the tiers fastest first.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include "autotune/error.hpp"
+#include "autotune/log.hpp"
 #include "autotune/tier.hpp"
 #include "autotune/units.hpp"
 #include "tier/fs.hpp"
@@ -57,7 +59,9 @@ TierStore::Impl::Impl(TierStoreOptions o) : opt(std::move(o)) {
   pending_dir = join(meta, "pending");
   lock_path = join(meta, "lock");
   bw_path = join(meta, "bandwidth");
-  for (const auto &t : opt.tiers) tierfs::make_dirs(t.path, 0700);
+  // A pmem tier's directory is made below, once it is known not to be lost.
+  for (const auto &t : opt.tiers)
+    if (t.kind != TierKind::pmem) tierfs::make_dirs(t.path, 0700);
   tierfs::make_dirs(objects_dir, 0700);
   tierfs::make_dirs(pending_dir, 0700);
 
@@ -74,6 +78,7 @@ TierStore::Impl::Impl(TierStoreOptions o) : opt(std::move(o)) {
       tierfs::make_dirs(t.data_dir, 0700);
     } else {
       const std::string pool = join(spec.path, "pool");
+      t.pool = pool;
       // Objects with pieces on this tier: a pool is made only where none has any (a missing pool
       // under existing objects is damage to report, never a fresh empty pool to hand out).
       std::size_t on_tier = 0;
@@ -85,12 +90,22 @@ TierStore::Impl::Impl(TierStoreOptions o) : opt(std::move(o)) {
               if (on_tier++ < 3) some += (some.empty() ? "" : ", ") + shown(r.key);
               break;
             }
-      Fd fd = tierfs::open_if_exists(pool, O_RDWR | O_NOFOLLOW);
+      struct stat dst;
+      Fd fd;
+      if (::stat(spec.path.c_str(), &dst) == 0) fd = tierfs::open_if_exists(pool, O_RDWR | O_NOFOLLOW);
       if (!fd) {
-        if (on_tier > 0)
-          throw Error(Errc::corrupt, "tier '" + spec.name + "': its pool " + pool + " is missing; " +
-                                         std::to_string(on_tier) + " object(s) had pieces there (" +
-                                         some + (on_tier > 3 ? ", ..." : "") + "): they are lost");
+        if (on_tier > 0) {
+          log(LogLevel::error, "tier '" + spec.name + "' (pmem): its pool " + pool +
+                                   " is missing (pool missing); " + std::to_string(on_tier) +
+                                   " object(s) had pieces there (" + some +
+                                   (on_tier > 3 ? ", ..." : "") +
+                                   "): they are missing; nothing is placed on the tier until "
+                                   "they are removed");
+          t.lost = true;
+          tiers.push_back(std::move(t));
+          continue;
+        }
+        tierfs::make_dirs(spec.path, 0700);
         fd = tierfs::open_file(pool, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
       }
       struct stat st;
@@ -102,6 +117,8 @@ TierStore::Impl::Impl(TierStoreOptions o) : opt(std::move(o)) {
                         " is not a regular file of uid " + std::to_string(::geteuid()) +
                         " with one link (owner uid " + std::to_string(st.st_uid) + ", " +
                         std::to_string(st.st_nlink) + " links); refusing to use it");
+      t.pool_dev = st.st_dev;
+      t.pool_ino = st.st_ino;
       const std::uint64_t have = static_cast<std::uint64_t>(st.st_size);
       if (have > spec.capacity) {
         std::uint64_t end = 0;

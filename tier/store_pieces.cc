@@ -1,20 +1,24 @@
 // The bytes of one piece of an object, on either kind of tier, hashed with XXH3-64 as they pass:
 // write_piece copies a piece from the caller's segments into its pmem extents (then persists and
 // drains) or into its disk file (starting write-back as it goes, then fsync), and feeds the
-// tier's measured bandwidth; read_piece copies a piece out and throws Error(corrupt) naming the
-// key, tier and byte range when its checksum does not match the record.  run_tasks runs the
-// transfers of one object's pieces, in parallel or one after the other.
+// tier's measured bandwidth; read_piece copies a piece out and throws a TierFault naming the key,
+// tier and byte range when the piece is missing (piece_fault: its pool or file gone, its extents
+// past the pool's end) or damaged (short, or its checksum does not match the record).  run_tasks
+// runs the transfers of one object's pieces, in parallel or one after the other.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 // The state on the stack needs the struct definition (same library version as the header).
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -145,17 +149,67 @@ std::uint64_t TierStore::Impl::write_piece(Tier &t, const PieceRecord &p,
   return XXH3_64bits_digest(&st);
 }
 
+namespace {
+
+std::string where(const TierSpec &t, const PieceRecord &p) {
+  return "bytes " + std::to_string(p.offset) + ".." + std::to_string(p.offset + p.length) +
+         " were on tier '" + t.name + "' (" + tier_kind_name(t.kind) + ")";
+}
+
+TierFault damaged(const TierSpec &t, const std::string &key, const std::string &what) {
+  return TierFault(TierFault::Kind::damaged, key, t.name, t.kind,
+                   "object " + shown(key) + ": damaged: " + what);
+}
+
+TierFault checksum_mismatch(const TierSpec &t, const PieceRecord &p, const std::string &key) {
+  return damaged(t, key,
+                 "checksum mismatch in bytes " + std::to_string(p.offset) + ".." +
+                     std::to_string(p.offset + p.length) + " on tier '" + t.name + "' (" +
+                     tier_kind_name(t.kind) + ")");
+}
+
+}  // namespace
+
+std::optional<TierFault> TierStore::Impl::piece_fault(const Tier &t, const PieceRecord &p,
+                                                      const std::string &key) const {
+  const auto missing = [&](TierFault::Kind k, const std::string &why) {
+    return TierFault(k, key, t.spec.name, t.spec.kind,
+                     "object " + shown(key) + ": missing (" + tier_fault_name(k) +
+                         "): " + where(t.spec, p) + why);
+  };
+  if (t.spec.kind == TierKind::pmem) {
+    if (t.lost || !t.map)
+      return missing(TierFault::Kind::pool_missing, ", whose pool " + t.pool + " is gone");
+    for (const auto &e : p.extents)
+      if (e.off + e.len > t.map->size())
+        return missing(TierFault::Kind::piece_missing,
+                       ", at pool offsets past the end of its pool " + t.pool + " (" +
+                           std::to_string(t.map->size()) + " bytes)");
+    return std::nullopt;
+  }
+  const std::string path = join(t.data_dir, p.file);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR)
+      return missing(TierFault::Kind::piece_missing, " in " + path + ", which is gone");
+    return std::nullopt;  // reading it will say what the system refuses
+  }
+  if (static_cast<std::uint64_t>(st.st_size) < p.length)
+    return damaged(t.spec, key,
+                   "its piece on tier '" + t.spec.name + "' (" + tier_kind_name(t.spec.kind) +
+                       "), " + path + ", is " + std::to_string(st.st_size) + " bytes, not " +
+                       std::to_string(p.length));
+  return std::nullopt;
+}
+
 void TierStore::Impl::read_piece(Tier &t, const PieceRecord &p, unsigned char *dst,
                                  const std::string &key) {
+  if (auto f = piece_fault(t, p, key)) throw *f;
   XXH3_state_t st;
   XXH3_64bits_reset(&st);
   if (t.spec.kind == TierKind::pmem) {
     std::uint64_t left = p.length;
     for (const auto &e : p.extents) {
-      if (e.off + e.len > t.map->size())
-        throw Error(Errc::corrupt, "object " + shown(key) +
-                                       ": an extent lies outside the pool of tier '" + t.spec.name +
-                                       "'");
       for (std::uint64_t at = 0; at < e.len && left > 0;) {
         const std::size_t n =
             static_cast<std::size_t>(std::min<std::uint64_t>({kChunk, e.len - at, left}));
@@ -173,24 +227,25 @@ void TierStore::Impl::read_piece(Tier &t, const PieceRecord &p, unsigned char *d
       fd = tierfs::open_file(path, O_RDONLY);
     } catch (const Error &e) {
       if (e.code() != Errc::not_found) throw;
-      throw Error(Errc::corrupt, "object " + shown(key) + ": its piece on tier '" + t.spec.name +
-                                     "' (" + path + ") is missing");
+      if (auto f = piece_fault(t, p, key)) throw *f;  // deleted since the check
+      throw;
     }
     ::posix_fadvise(fd.get(), 0, static_cast<off_t>(p.length), POSIX_FADV_SEQUENTIAL);
     for (std::uint64_t at = 0; at < p.length;) {
       const std::size_t n =
           static_cast<std::size_t>(std::min<std::uint64_t>(4 * kChunk, p.length - at));
-      tierfs::pread_all(fd.get(), dst, n, at, path);
+      try {
+        tierfs::pread_all(fd.get(), dst, n, at, path);
+      } catch (const Error &e) {
+        if (e.code() != Errc::corrupt) throw;  // shorter than the record says
+        throw damaged(t.spec, key, e.what());
+      }
       XXH3_64bits_update(&st, dst, n);
       dst += n;
       at += n;
     }
   }
-  if (XXH3_64bits_digest(&st) != p.hash)
-    throw Error(Errc::corrupt, "object " + shown(key) + ": checksum mismatch in bytes " +
-                                   std::to_string(p.offset) + ".." +
-                                   std::to_string(p.offset + p.length) + " on tier '" +
-                                   t.spec.name + "'");
+  if (XXH3_64bits_digest(&st) != p.hash) throw checksum_mismatch(t.spec, p, key);
 }
 
 }  // namespace autotune

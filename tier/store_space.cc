@@ -3,6 +3,8 @@
 // count whole pages), the free extents of a pmem pool (pmem_gaps) and their allocation to a piece
 // (alloc_pmem: best fit in one gap, else the largest gaps first), the room each tier offers to
 // placement (rooms, with the tiers' bandwidths and latencies) and the Error(no_space) message.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -58,7 +60,10 @@ std::vector<TierRoom> TierStore::Impl::rooms(const Scan &s) {
   for (size_t i = 0; i < tiers.size(); ++i) {
     out[i].bandwidth = std::max(tiers[i].bandwidth, 1.0);
     out[i].latency = tiers[i].latency;
-    if (tiers[i].spec.kind == TierKind::pmem) {
+    if (tiers[i].spec.kind == TierKind::pmem && tiers[i].lost) {
+      out[i].free = 0;  // its pool is gone: nothing is placed there
+      out[i].align = kTierPage;
+    } else if (tiers[i].spec.kind == TierKind::pmem) {
       std::uint64_t f = 0;
       for (const auto &gap : pmem_gaps(s, i)) f += gap.len;
       out[i].free = f;
@@ -67,6 +72,17 @@ std::vector<TierRoom> TierStore::Impl::rooms(const Scan &s) {
       out[i].free = tiers[i].spec.capacity > used[i] ? tiers[i].spec.capacity - used[i] : 0;
       out[i].align = 1;
     }
+  }
+  return out;
+}
+
+std::vector<bool> TierStore::Impl::pools_gone() const {
+  std::vector<bool> out(tiers.size(), false);
+  for (size_t i = 0; i < tiers.size(); ++i) {
+    const Tier &t = tiers[i];
+    if (t.spec.kind != TierKind::pmem || !t.map) continue;
+    struct stat st;
+    out[i] = ::stat(t.pool.c_str(), &st) != 0 || st.st_dev != t.pool_dev || st.st_ino != t.pool_ino;
   }
   return out;
 }

@@ -102,8 +102,23 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
       FileLock lk(lfd.get(), FileLock::exclusive, lock_path);
       Scan s = scan(true);
       if (s.found_dead) cleanup_orphans(s);
-      auto room = rooms(s);
-      if (opt.demotion && tiers.size() > 1 && total > 0) {
+      // A pool deleted or replaced since the open (its objects are lost to every other process)
+      // takes nothing more.
+      const auto gone = pools_gone();
+      const auto rooms_now = [&] {
+        auto r = rooms(s);
+        for (size_t i = 0; i < tiers.size(); ++i)
+          if (gone[i]) {
+            r[i].free = 0;
+            log(LogLevel::error, "tier '" + tiers[i].spec.name + "' (pmem): its pool " +
+                                     tiers[i].pool +
+                                     " was deleted or replaced while the store was open; " +
+                                     shown(key) + " is placed on the other tiers");
+          }
+        return r;
+      };
+      auto room = rooms_now();
+      if (opt.demotion && tiers.size() > 1 && total > 0 && !tiers[0].lost && !gone[0]) {
         // What the policy would give the fastest tier if cold objects made room there.
         auto ideal_room = room;
         std::uint64_t movable = 0;
@@ -118,7 +133,7 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
         if (want0 > room[0].free) {
           demote_locked(s, want0, key);
           s = scan(true);
-          room = rooms(s);
+          room = rooms_now();
         }
       }
       const auto shares = plan_placement(policy, total, room, opt.min_part);

@@ -35,7 +35,7 @@ expect() {
 }
 
 expect 2 "autotune-bb: no command given (see --help)"
-expect 2 "autotune-bb: unknown command 'mkbuf'; allowed: create, destroy, stage-in, stage-out, pools, status, summary, put, get, ls, rm" mkbuf
+expect 2 "autotune-bb: unknown command 'mkbuf'; allowed: create, destroy, stage-in, stage-out, pools, status, summary, put, get, ls, check, rm" mkbuf
 expect 2 "autotune-bb: create: unknown option '--size' (see --help)" create --size 1G
 expect 2 "autotune-bb: create: --job needs a value" create --job
 expect 2 "autotune-bb: stage-in: expected 2 arguments, got 1 (see --help)" stage-in --job 3 /etc/hosts
@@ -113,6 +113,36 @@ expect 1 "autotune-bb: stage-in SOURCE: '$tmp/ck/link' is not a regular file or 
 expect 1 "autotune-bb: stage-out KEY: no object under 'none/' in the buffer of job 42" stage-out --job 42 none/ "$tmp/out/none"
 expect 1 "autotune-bb: stage-out DEST: cannot create the directory '$tmp/ck2' as uid $uid: Permission denied" \
   stage-out --job 42 ckpt/ "$tmp/ck2"
+# The pmem pool deleted under the buffer: ls and check name what is missing; stage-out copies the
+# rest, lists the lost objects in DEST.incomplete and fails; once they are removed, a stage-out
+# succeeds and removes the old report.
+rm -f "$shm/pmem/job.42/pool"
+as_job() { (cd /tmp && runuser -u $user -- env AUTOTUNE_BB_JOB=42 "$bb" --conf "$conf" "$@"); }
+listing=$(as_job ls ckpt/ 2>/dev/null)
+missing=$(printf '%s\n' "$listing" | awk -F'\t' '$NF == "missing" { print $1 }')
+[ -n "$missing" ] && ok "ls says which objects lost bytes with the pool: $(echo $missing)" || bad "ls after the pool was deleted" "$listing"
+[ ! -e "$shm/pmem/job.42/pool" ] && ok "no empty pool is made under them" || bad "a pool was made again"
+as_job check ckpt/ > "$tmp/check.out" 2>&1; rc=$?
+[ $rc = 1 ] && grep -q "	missing	pmem	object '[^']*': missing (pool missing)" "$tmp/check.out" \
+  && ok "check exits 1 naming the missing objects" || bad "check (rc=$rc)" "$(cat "$tmp/check.out")"
+out=$("$bb" --conf "$conf" stage-out --job 42 ckpt/ "$tmp/out/ck3" 2>&1); rc=$?
+[ $rc = 1 ] && printf '%s' "$out" | grep -q "incomplete: .* not staged out, lost from the buffer: .*; see $tmp/out/ck3.incomplete\$" \
+  && ok "stage-out fails naming the lost objects" || bad "stage-out with lost objects (rc=$rc)" "$out"
+good=1
+for k in $missing; do
+  grep -q "^object '$k': missing (pool missing)" "$tmp/out/ck3.incomplete" 2>/dev/null || good=0
+  [ ! -e "$tmp/out/ck3/${k#ckpt/}" ] || good=0
+done
+for k in $(printf '%s\n' "$listing" | awk -F'\t' '$NF == "ok" { print $1 }'); do
+  cmp -s "$tmp/ck/${k#ckpt/}" "$tmp/out/ck3/${k#ckpt/}" || good=0
+done
+[ $good = 1 ] && ok "the objects still whole are staged out, the lost ones listed in ck3.incomplete" \
+  || bad "stage-out of the rest" "$(ls -R "$tmp/out/ck3" 2>&1; cat "$tmp/out/ck3.incomplete" 2>&1)"
+for k in $missing; do as_job rm "$k" >/dev/null 2>&1; done
+out=$(as_job put "$tmp/in.dat" ckpt/new 2>&1) || bad "put after the pool was deleted" "$out"
+out=$("$bb" --conf "$conf" stage-out --job 42 ckpt/ "$tmp/out/ck3" 2>&1) && [ ! -e "$tmp/out/ck3.incomplete" ] \
+  && cmp -s "$tmp/in.dat" "$tmp/out/ck3/new" \
+  && ok "with the lost objects removed, stage-out succeeds and removes the old report" || bad "stage-out after rm" "$out"
 out=$("$bb" --conf "$conf" destroy --job 42 2>&1) && ok "$out" || bad "destroy" "$out"
 [ ! -e "$shm/pmem/job.42" ] && [ ! -e "$tmp/disk/job.42" ] && [ ! -e "$tmp/state/bb/job.42" ] \
   && ok "the buffer is gone after destroy" || bad "destroy left files"

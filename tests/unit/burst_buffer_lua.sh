@@ -3,7 +3,10 @@
 # defines the eleven slurm_bb_* functions burst_buffer/lua requires (the list of
 # src/plugins/burst_buffer/lua/burst_buffer_lua.c, req_fxns), and slurm_bb_job_process accepts
 # good #BB_LUA directives and refuses each bad one with one line naming the line, the field and
-# what is allowed.
+# what is allowed; slurm_bb_data_out tries every stage_out directive and, when one fails, answers
+# with the objects autotune-bb names as lost -- an error with burst_buffer.conf's
+# Flags=TeardownFailure (so that Slurm tears the buffer down), a logged success without it (so
+# that Slurm does not hold the job in stage-out).
 set -u
 lua=${LUA:-lua5.1}
 src=${top_srcdir:-.}/etc/burst_buffer.lua
@@ -84,4 +87,49 @@ check "refused: #BB_LUA (script line 4): a second buffer line; give one" \
   '#BB_LUA buffer capacity=4G pool=autotune' '#BB_LUA buffer capacity=4G pool=autotune'
 check "refused: #BB_LUA stage_in/stage_out need a '#BB_LUA buffer capacity=SIZE pool=autotune' line" \
   '#BB_LUA stage_in source=/x destination=x'
+# ---- slurm_bb_data_out with a stage-out that loses objects (a fake autotune-bb) ----------------
+mkdir -p "$tmp/etc"
+sed "s|^local autotune_bb = .*|local autotune_bb = \"$tmp/fake-bb\"|" "$src" > "$tmp/etc/burst_buffer.lua"
+cat > "$tmp/fake-bb" <<EOF
+#!/bin/sh
+# --conf FILE stage-out --job ID KEY DEST
+echo "\$6 \$7" >> "$tmp/calls"
+case "\$6" in
+  lost/) echo "autotune-bb: stage-out: object 'lost/a': missing (pool missing): bytes 0..3 were on tier 'pmem' (pmem), whose pool /p is gone" >&2
+         echo "job \$5: stage-out of 'lost/' to \$7 incomplete: 1 object not staged out, lost from the buffer: 'lost/a' (missing: pool missing on tier 'pmem'); 2 staged out"
+         exit 1 ;;
+  *) echo "job \$5: staged out '\$6' to \$7" ;;
+esac
+EOF
+chmod +x "$tmp/fake-bb"
+{ echo '#!/bin/bash'; echo '#BB_LUA buffer capacity=4G pool=autotune'
+  echo '#BB_LUA stage_out source=lost/ destination=/home/u/lost'
+  echo '#BB_LUA stage_out source=good destination=/home/u/good'; echo true; } > "$tmp/out.sh"
+data_out() {
+  rm -f "$tmp/calls"
+  "$lua" - "$tmp/etc/burst_buffer.lua" "$tmp/out.sh" <<'EOF'
+slurm = { SUCCESS = 0, ERROR = -1 }
+for _, l in ipairs({ "log_info", "log_verbose", "log_debug" }) do slurm[l] = function() end end
+slurm.log_error = function(fmt, ...) io.stderr:write(string.format(fmt, ...) .. "\n") end
+dofile(arg[1])
+local rc, msg = slurm_bb_data_out("7", arg[2])
+print((rc == slurm.SUCCESS and "success" or "error") .. ": " .. tostring(msg))
+EOF
+}
+LOST="stage-out of 'lost/' to /home/u/lost incomplete: 1 object not staged out, lost from the buffer: 'lost/a' (missing: pool missing on tier 'pmem'); 2 staged out; the buffer is torn down"
+printf 'Directive=BB_LUA\nFlags=DisablePersistent,TeardownFailure\n' > "$tmp/etc/burst_buffer.conf"
+got=$(data_out 2>"$tmp/log")
+[ "$got" = "error: $LOST" ] && echo "ok: with TeardownFailure, data_out fails naming the lost object" \
+  || { echo "FAIL: data_out with TeardownFailure"; echo "    got:  $got"; echo "    want: error: $LOST"; fail=1; }
+[ "$(cat "$tmp/calls")" = "lost/ /home/u/lost
+good /home/u/good" ] && echo "ok: every stage_out directive is tried after one fails" \
+  || { echo "FAIL: directives tried: $(cat "$tmp/calls")"; fail=1; }
+grep -q "JobId=7 stage_out: autotune-bb: stage-out: object 'lost/a': missing (pool missing)" "$tmp/log" \
+  && echo "ok: the log has autotune-bb's whole answer" || { echo "FAIL: log: $(cat "$tmp/log")"; fail=1; }
+printf 'Directive=BB_LUA\nFlags=DisablePersistent\n' > "$tmp/etc/burst_buffer.conf"
+got=$(data_out 2>"$tmp/log")
+[ "$got" = "success: nil" ] && echo "ok: without TeardownFailure, data_out succeeds (no job held in stage-out)" \
+  || { echo "FAIL: data_out without TeardownFailure: $got"; fail=1; }
+grep -qF "JobId=7 data_out: $LOST (burst_buffer.conf has no Flags=TeardownFailure" "$tmp/log" \
+  && echo "ok: ... and logs what was lost" || { echo "FAIL: log: $(cat "$tmp/log")"; fail=1; }
 exit $fail

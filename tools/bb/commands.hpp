@@ -44,6 +44,7 @@ int cmd_summary(const Invocation &);
 int cmd_put(const Invocation &);
 int cmd_get(const Invocation &);
 int cmd_ls(const Invocation &);
+int cmd_check(const Invocation &);
 int cmd_rm(const Invocation &);
 
 }  // namespace autotune::bb

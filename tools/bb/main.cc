@@ -1,6 +1,6 @@
 // autotune-bb: the burst buffers of Slurm jobs on this node's storage tiers (autotune.conf's
 // Tier= lines).  Run as root by etc/burst_buffer.lua (create, stage-in, stage-out, destroy,
-// pools, status) and by jobs as their own user (put, get, ls, rm, status).  See
+// pools, status) and by jobs as their own user (put, get, ls, check, rm, status).  See
 // man/autotune-bb.1.
 //
 // The command line is read with the tools' parser (tools/args.hpp): the global options before
@@ -52,12 +52,18 @@ const char kUsage[] =
     "                       copy object KEY to the file DEST (an absolute path), writing it as\n"
     "                       the job's user (mode 0600, replaced atomically); with KEY ending in\n"
     "                       '/', copy every object under KEY, in key order, into the directory\n"
-    "                       DEST (created 0700) as DEST/<rest of the key>\n"
+    "                       DEST (created 0700) as DEST/<rest of the key>; an object that is\n"
+    "                       missing or damaged is skipped and named on standard error and in\n"
+    "                       DEST.incomplete, the others are copied, and the exit status is 1\n"
     "  pools                the pool of Slurm's burst_buffer/lua, as JSON\n"
     "Commands inside a job (as its user; --job defaults to $AUTOTUNE_BB_JOB, else $SLURM_JOB_ID):\n"
     "  put FILE KEY         store FILE as object KEY\n"
     "  get KEY FILE|-       write object KEY to FILE (or standard output)\n"
-    "  ls [PREFIX]          list objects: key, size, bytes per tier\n"
+    "  ls [PREFIX]          list objects: key, size, bytes per tier, state (ok, missing:\n"
+    "                       a piece's pool or file is gone, damaged: a piece is short; bytes\n"
+    "                       that changed show only in check)\n"
+    "  check [PREFIX]       read and check every object: key and ok, or key, missing or\n"
+    "                       damaged, the tier and what is wrong; exit 1 when any is not ok\n"
     "  rm KEY               remove object KEY\n"
     "  status [--job ID]    tiers and buffers; with --job, the buffer's usage per tier\n"
     "  summary              tiers and the number of buffers, not whose (scontrol show bbstat)\n"
@@ -88,6 +94,7 @@ const Command kCommands[] = {
     {"put", {"job"}, 2, 2, cmd_put},
     {"get", {"job"}, 2, 2, cmd_get},
     {"ls", {"job"}, 0, 1, cmd_ls},
+    {"check", {"job"}, 0, 1, cmd_check},
     {"rm", {"job"}, 1, 1, cmd_rm},
 };
 
@@ -135,7 +142,7 @@ std::optional<Invocation> read_command_line(int argc, char **argv) {
   if (!cmd)
     throw UsageError(
         "unknown command '" + name +
-        "'; allowed: create, destroy, stage-in, stage-out, pools, status, summary, put, get, ls, rm");
+        "'; allowed: create, destroy, stage-in, stage-out, pools, status, summary, put, get, ls, check, rm");
 
   // The command's options and arguments.
   Args::Syntax after;

@@ -31,8 +31,22 @@
 // is the commit.  A writer killed at any point leaves either the previous version of the object
 // or the new one, whole; space it had reserved is reclaimed by the next put or the next store
 // that opens the directory (a reservation is held under flock(2) by its writer, so a dead
-// writer's is recognised).  get() recomputes every piece's checksum and throws Error(corrupt) naming the key,
-// the tier and the byte range on a mismatch.
+// writer's is recognised).  get() recomputes every piece's checksum and throws a TierFault (an
+// Error(corrupt)) naming the key, the tier and the byte range on a mismatch.
+//
+// Lost and damaged data.  Pieces can vanish under the store (a pmem pool or a disk file deleted,
+// a pool truncated) or change (bytes overwritten).  Each such fault is a TierFault saying which
+// object, which tier and which bytes, and whether they are missing or damaged:
+//   pool missing   the object's piece was in a pmem tier's pool and the pool file is gone
+//   piece missing  the piece's disk file is gone, or its pool extents lie past the pool's end
+//   damaged        the piece is there but its bytes do not match its checksum (or it is short)
+// A pool is never recreated under objects that have pieces in it: a store whose pool is gone
+// opens with that tier marked lost (TierUsage::pool_missing), places nothing there, and reports
+// the objects that had pieces on it as missing; objects wholly on other tiers stay readable.
+// Once those objects are removed, the next open makes a new, empty pool.  A store that is open
+// when its pool is deleted or replaced keeps reading its own mapping, but places no new object
+// there (put checks the pool file under the store lock).  check() tells each
+// object's state without reading its bytes (cheap), or reading and checking them.
 //
 // Several objects (e.g. the parts of a checkpoint) are not committed together: write the parts,
 // then a small manifest object naming them and their ObjectInfo::checksum, and trust the set only
@@ -52,8 +66,9 @@
 // the store.
 //
 // Errors are autotune::Error: invalid_argument (a bad key or option), not_found (no such object),
-// no_space (the object does not fit in the free space of all tiers), corrupt (a checksum or
-// record check failed), permission / io (the operating system refused).
+// no_space (the object does not fit in the free space of all tiers), corrupt (a record check
+// failed; a TierFault for an object's missing or damaged bytes), permission / io (the operating
+// system refused).
 #pragma once
 
 #include <cstddef>
@@ -63,6 +78,7 @@
 #include <string_view>
 #include <vector>
 
+#include "autotune/error.hpp"
 #include "autotune/tier_conf.hpp"
 
 namespace autotune {
@@ -136,6 +152,45 @@ struct TierUsage {
   double bandwidth = 0;       // bytes per second used for placement
   bool measured = false;      // bandwidth measured (true) or configured
   std::string media;          // e.g. "tmpfs, page granularity (msync), NUMA node 0"
+  // A pmem tier whose pool file was gone at open while objects had pieces in it: nothing is
+  // placed there (free is 0) until those objects are removed and the store is opened again.
+  bool pool_missing = false;
+};
+
+// Whether an object's bytes are all there and whole.
+enum class ObjectState { ok, missing, damaged };
+const char *object_state_name(ObjectState s) noexcept;  // "ok", "missing", "damaged"
+
+// An object whose bytes cannot be read whole (see "Lost and damaged data" above).  Its code() is
+// Errc::corrupt; kind() tells the three faults apart.  Messages:
+//   object 'K': missing (pool missing): bytes A..B were on tier 'T' (pmem), whose pool P is gone
+//   object 'K': missing (piece missing): bytes A..B were on tier 'T' (disk) in F, which is gone
+//   object 'K': damaged: checksum mismatch in bytes A..B on tier 'T' (pmem)
+class TierFault : public Error {
+ public:
+  enum class Kind { pool_missing, piece_missing, damaged };
+  TierFault(Kind kind, std::string key, std::string tier, TierKind tier_kind,
+            const std::string &message);
+  Kind kind() const noexcept { return kind_; }
+  // missing for pool_missing and piece_missing, damaged for damaged.
+  ObjectState state() const noexcept;
+  const std::string &key() const noexcept { return key_; }
+  const std::string &tier() const noexcept { return tier_; }
+  TierKind tier_kind() const noexcept { return tier_kind_; }
+
+ private:
+  Kind kind_;
+  std::string key_, tier_;
+  TierKind tier_kind_;
+};
+const char *tier_fault_name(TierFault::Kind k) noexcept;  // "pool missing", "piece missing", "damaged"
+
+// One object and its state (TierStore::check).
+struct ObjectHealth {
+  ObjectInfo info;
+  ObjectState state = ObjectState::ok;
+  std::string tier;     // the tier of the (first) fault; empty when ok
+  std::string message;  // the fault as get() reports it; empty when ok
 };
 
 struct VerifyProblem {
@@ -145,7 +200,8 @@ struct VerifyProblem {
 
 class TierStore {
  public:
-  // Opens the store, creating its directories and pool when missing.  Throws
+  // Opens the store, creating its directories and pool when missing (never a pool under objects
+  // that had pieces in it: that tier is opened as lost, see TierUsage::pool_missing).  Throws
   // Error(invalid_argument) for bad options (naming the tier and field), Error(no_space) when the
   // pmem pool cannot be reserved, Error(io|permission) from the file system.  Cleans up after
   // writers that died (their reservations and unreferenced files).
@@ -164,7 +220,8 @@ class TierStore {
   ObjectInfo put(std::string_view key, const std::vector<ConstBytes> &segments,
                  PlacementPolicy placement);
 
-  // The whole object, verified.  Throws Error(not_found) or Error(corrupt).
+  // The whole object, verified.  Throws Error(not_found), TierFault (missing or damaged bytes)
+  // or Error(corrupt) (a damaged record).
   std::vector<unsigned char> get(std::string_view key);
   // Into a buffer of `capacity` bytes (Error(invalid_argument) when the object is larger);
   // returns the object's description (its size is the number of bytes written).
@@ -182,6 +239,11 @@ class TierStore {
   std::uint64_t demote(std::uint64_t bytes);
   // Read and check every object; an empty result means all of them are whole.
   std::vector<VerifyProblem> verify();
+  // Every committed object whose key starts with `prefix`, sorted by key, with its state.
+  // read_data false: what can be told without reading the bytes (a pool missing, a disk piece's
+  // file gone or short, pool extents past the pool's end), so damaged bytes show as ok; true:
+  // every piece is read and checked as get() does.
+  std::vector<ObjectHealth> check(std::string_view prefix = {}, bool read_data = false);
 
   const TierStoreOptions &options() const noexcept;
   // The tiers as ordered for placement: fastest (highest bandwidth) first.
