@@ -370,7 +370,15 @@ extern "C" int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **
   }
   if (rc != AT_OK) {
     error("%s: uid %u: %s; job accepted unchanged", plugin_type, req.uid, err);
-    if (d.is_autotune) note_admin_comment(job_desc, "autotune: tuner unavailable; job runs as submitted");
+    if (d.is_autotune) {
+      // The job runs untuned on what it asked for; it, its user and the AdminComment say why.
+      note_admin_comment(job_desc, d.admin_comment[0] ? d.admin_comment : "autotune: tuner unavailable; job runs as submitted");
+      for (int i = 0; i < d.env_count; ++i) {
+        set_env(&job_desc->spank_job_env, &job_desc->spank_job_env_size, d.env[i]);
+        if (job_desc->environment) set_env(&job_desc->environment, &job_desc->env_size, d.env[i]);
+      }
+      if (err_msg && d.user_msg[0]) *err_msg = xstrdup(d.user_msg);
+    }
     return SLURM_SUCCESS;
   }
   if (!d.is_autotune) return SLURM_SUCCESS;
