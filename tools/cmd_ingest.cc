@@ -603,7 +603,8 @@ int cmd_ingest(const Caller &caller, int argc, char **argv) {
   try {
     rc = ingest_job(conf, job, prolog);
   } catch (const Error &e) {
-    log_line("job " + std::to_string(job) + ": " + e.what());
+    log_line("job " + std::to_string(job) + ": " + e.what() +
+             (e.code() == Errc::corrupt ? "; the profile store is damaged: `autotune admin check` reports it" : ""));
     rc = 1;
   }
   if (g_log) std::fclose(g_log);
