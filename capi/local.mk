@@ -21,7 +21,8 @@ check_PROGRAMS += tests/unit/capi_test
 tests_unit_capi_test_SOURCES = \
 	tests/unit/capi_test.cc \
 	tests/unit/submit_fixture.hpp \
-	tests/unit/submit_test.cc
+	tests/unit/submit_test.cc \
+	tests/unit/submit_unavailable_test.cc
 tests_unit_capi_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) \
 	$(GTEST_CFLAGS) $(GMOCK_CFLAGS)
 tests_unit_capi_test_LDADD = $(AT_SUBMIT_API) $(AT_SELECT_API) $(AT_CAPI) $(AT_ALL) $(GMOCK_LIBS) $(GTEST_LIBS)

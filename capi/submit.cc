@@ -1,6 +1,8 @@
 // at_submit(): what job_submit/autotune does for a job, behind the C API (autotune.h).
 #include <sys/stat.h>
 
+#include <cerrno>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -46,7 +48,12 @@ struct SubmitState {
   struct timespec conf_mtime {};
   std::unique_ptr<Conf> conf;
   std::string conf_error;
+  bool conf_broken = false;  // the last load of autotune.conf failed (jobs run untuned)
   std::unique_ptr<Store> store;
+  dev_t store_dev = 0;  // the store file `store` has open, to notice one deleted or replaced
+  ino_t store_ino = 0;
+  off_t store_size = 0;
+  struct timespec store_mtime {};
   std::optional<std::pair<SpaceSpec, std::string>> default_space;  // the site's space, restricted
   std::unordered_map<std::string, CachedAnswer> answers;  // by owner and class name; for `store`
   std::chrono::steady_clock::time_point conf_checked{};
@@ -74,6 +81,7 @@ const Conf &current_conf(SubmitState &st) {
   const auto now = std::chrono::steady_clock::now();
   if (st.conf && now - st.conf_checked < std::chrono::seconds(1)) return *st.conf;
   st.conf_checked = now;
+  st.conf_broken = false;
   struct stat sb {};
   if (::stat(st.conf_path.c_str(), &sb) != 0) {
     if (!st.conf || st.conf_mtime.tv_sec != 0) {
@@ -89,22 +97,49 @@ const Conf &current_conf(SubmitState &st) {
     drop_store(st);
     st.default_space.reset();
     st.conf_mtime = sb.st_mtim;
-    st.conf = std::make_unique<Conf>(Conf::load(st.conf_path));  // throws: reported per job
+    try {
+      st.conf = std::make_unique<Conf>(Conf::load(st.conf_path));
+    } catch (const Error &e) {
+      // The site's file, not the user's input: the job is accepted untuned (reported per job).
+      st.conf_broken = true;
+      throw Error(Errc::io, e.what());
+    }
   }
   return *st.conf;
 }
 
 Store &current_store(SubmitState &st, const Conf &conf) {
+  const std::string path = Store::path_in(conf.core.state_dir);
+  struct stat sb {};
+  // A store deleted or replaced under the open connection: the connection would go on with the
+  // old file (deleted: a file no one else sees).  One stat per call.
+  // The file itself changes only at WAL checkpoints (ingest's) or when something else wrote it:
+  // a new connection then reads it afresh, and sees damage the old one's cache would hide.
+  if (st.store && (::stat(path.c_str(), &sb) != 0 || sb.st_dev != st.store_dev || sb.st_ino != st.store_ino ||
+                   sb.st_size != st.store_size || sb.st_mtim.tv_sec != st.store_mtime.tv_sec ||
+                   sb.st_mtim.tv_nsec != st.store_mtime.tv_nsec))
+    drop_store(st);
   if (!st.store) {
+    const std::string incoming = conf.core.state_dir + "/incoming";
+    struct stat in {};
+    if (::stat(incoming.c_str(), &in) == 0 && ::stat(path.c_str(), &sb) != 0 && errno == ENOENT)
+      // StateDir was set up (by `autotune admin init` or a first job) and its store is gone: a
+      // new empty one would silently restart every class's search.
+      throw Error(Errc::not_found, path + ": missing (StateDir is set up, but its store is gone)");
     // slurmctld runs as SlurmUser: it may create StateDir and the store on first use.
     ::mkdir(conf.core.state_dir.c_str(), 0755);
-    const std::string incoming = conf.core.state_dir + "/incoming";
     if (::mkdir(incoming.c_str(), 01733) == 0) ::chmod(incoming.c_str(), 01733);
     Store::Options o;
     o.create = true;
     o.busy_timeout_ms = conf.tuner.submit_busy_timeout_ms;
     o.no_checkpoints = true;  // WAL checkpoints fsync: ingest (outside slurmctld) does them
-    st.store = std::make_unique<Store>(Store::path_in(conf.core.state_dir), o);
+    st.store = std::make_unique<Store>(path, o);
+    if (::stat(path.c_str(), &sb) == 0) {
+      st.store_dev = sb.st_dev;
+      st.store_ino = sb.st_ino;
+      st.store_size = sb.st_size;
+      st.store_mtime = sb.st_mtim;
+    }
   }
   return *st.store;
 }
@@ -448,6 +483,54 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   copy(out->admin_comment, sizeof out->admin_comment, comment);
 }
 
+// Why the tuner could not answer an autotune job (at_submit's error other than AT_EINVAL): one
+// word for programs, what happened, and what an administrator should do.
+struct Unavailability {
+  std::string reason, what, remedy;
+};
+
+Unavailability unavailability(int rc, const std::string &err, const SubmitState &st) {
+  if (st.conf_broken)
+    return {"config", "autotune.conf is broken",
+            "fix " + st.conf_path + " (slurmctld's log and `autotune admin check` name the line)"};
+  const std::string dir = st.conf ? st.conf->core.state_dir : "StateDir";
+  const std::string db = st.conf ? Store::path_in(dir) : "the profile store";
+  switch (rc) {
+    case AT_EBUSY:
+      return {"locked", "the profile store is locked by another process",
+              "find the process that holds " + db + " (fuser " + db + ") and end it; jobs are tuned again once it is released"};
+    case AT_ENOSPC:
+      return {"full", "the file system of the profile store is full", "free space in " + dir};
+    case AT_ECORRUPT:
+      return {"damaged", "the profile store is damaged",
+              "`autotune admin check` reports the damage; restore " + db +
+                  " from a backup, or move it aside (with its -wal and -shm files) and run `autotune admin init` for an "
+                  "empty store"};
+    case AT_ENOENT:
+      return {"missing", "the profile store is missing",
+              "restore " + db + " from a backup, or run `autotune admin init` for an empty store"};
+    default:
+      return {"error", "the profile store cannot be used (" + err + ")", "slurmctld's log has the reason"};
+  }
+}
+
+// What an autotune job the tuner could not answer is told (*out is all zero but is_autotune).
+void tell_unavailable(const at_submit_request *req, int rc, const std::string &err, const SubmitState &st,
+                      at_submit_decision *out) {
+  const Unavailability u = unavailability(rc, err, st);
+  const char *cls = env_get(req, "AUTOTUNE_CLASS");
+  const std::string name = cls ? cls : "?";
+  copy(out->admin_comment, sizeof out->admin_comment,
+       "autotune: tuner unavailable (" + u.reason + ": " + u.what + "); job of class " + name +
+           " runs as submitted, untuned, nothing recorded; administrator: " + u.remedy);
+  copy(out->user_msg, sizeof out->user_msg,
+       "autotune: tuner unavailable (" + u.reason + ": " + u.what + "): this job of class " + name +
+           " runs as submitted, untuned, and records nothing; autotune-run runs the program on the job's own "
+           "allocation (see autotune-run --help)\n"
+           "autotune: administrator: " + u.remedy);
+  add_env(out, "AUTOTUNE_UNAVAILABLE=" + u.reason);
+}
+
 }  // namespace
 }  // namespace autotune
 
@@ -485,6 +568,10 @@ extern "C" int at_submit(const at_submit_request *req, at_submit_decision *out, 
     const bool autotune_job = out->is_autotune;
     std::memset(out, 0, sizeof *out);
     out->is_autotune = autotune_job;
+    if (autotune_job) {
+      const std::string why = err ? err : "";
+      capi::firewall(nullptr, 0, [&] { tell_unavailable(req, rc, why, st, out); });
+    }
   }
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
   const auto cpu_us = static_cast<std::uint32_t>(thread_cpu_us() - cpu_start);

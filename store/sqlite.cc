@@ -17,6 +17,7 @@ namespace autotune::sql {
     case SQLITE_READONLY:
     case SQLITE_AUTH: throw Error(Errc::permission, msg);
     case SQLITE_CANTOPEN: throw Error(Errc::io, msg);
+    case SQLITE_FULL: throw Error(Errc::no_space, msg);
     case SQLITE_CONSTRAINT: throw Error(Errc::invalid_argument, msg);
     default: throw Error(Errc::io, msg);
   }

@@ -84,8 +84,13 @@ const char kUsage[] =
     "Environment (set by job_submit/autotune): AUTOTUNE_CLASS, AUTOTUNE_CONFIG, AUTOTUNE_TRIAL,\n"
     "AUTOTUNE_MODE, AUTOTUNE_PROBE_BATCHES, AUTOTUNE_INCOMING.  APP receives AUTOTUNE_PS (parameter\n"
     "servers), AUTOTUNE_WORKERS and AUTOTUNE_RESULT (where libssp writes its measurements).\n"
-    "Without AUTOTUNE_CONFIG in mode jobs (a job without --autotune) APP runs on the job's\n"
-    "allocation as it is and nothing is recorded.  The exit status is APP's (of its full run).\n";
+    "Without AUTOTUNE_CONFIG (a job without --autotune, one its class gave no configuration, or\n"
+    "one submitted while the tuner was unavailable: AUTOTUNE_UNAVAILABLE=locked|full|damaged|\n"
+    "missing|config|error, in either mode) APP runs untuned on the job's own allocation and\n"
+    "nothing is recorded: srun --ntasks=N with N the job's tasks (SLURM_NTASKS; without -n, one\n"
+    "per allocated CPU), at least 2 (--overcommit on a single CPU), AUTOTUNE_PS parameter servers\n"
+    "(default 1) and the rest workers (AUTOTUNE_WORKERS).\n"
+    "The exit status is APP's (of its full run).\n";
 
 const char *env(const char *k) {
   const char *v = std::getenv(k);
@@ -210,8 +215,14 @@ int main(int argc, char **argv) {
       }
     }
   }
+  // Set by job_submit/autotune when the tuner could not answer at submission (locked, full,
+  // damaged, missing, config, error): the job runs untuned, in either mode.
+  const char *unavailable = env("AUTOTUNE_UNAVAILABLE");
+  if (unavailable && mode.value_or(ClassMode::jobs) == ClassMode::steps && !cfg)
+    std::fprintf(stderr, "autotune-run: the tuner was unavailable at submission (%s): no search inside the "
+                         "allocation; the app runs untuned\n", unavailable);
   // Steps mode, unless job_submit already gave the job its configuration (a converged class).
-  if (mode.value_or(ClassMode::jobs) == ClassMode::steps && !cfg) {
+  if (mode.value_or(ClassMode::jobs) == ClassMode::steps && !cfg && !unavailable) {
     if (!cls) {
       std::fprintf(stderr, "autotune-run: --mode steps needs AUTOTUNE_CLASS: submit with --autotune=CLASS --autotune-mode=steps\n");
       return 2;
@@ -243,14 +254,22 @@ int main(int argc, char **argv) {
   req.config = cfg;
   req.timeout_s = timeout;
   req.label = std::string(job);
+  if (!cfg) req.untuned = untuned_ranks(std::getenv("SLURM_NTASKS"), std::getenv("SLURM_JOB_CPUS_PER_NODE"), env("AUTOTUNE_PS"));
   if (dry_run) {
     for (const auto &w : srun_command(req)) std::printf("%s ", w.c_str());
     std::printf("\n");
     return 0;
   }
   if (!cfg) {
-    std::fprintf(stderr, "autotune-run: no AUTOTUNE_CONFIG (job without --autotune, or the store was unavailable at "
-                         "submission): running on the allocation as it is, nothing will be recorded\n");
+    const UntunedRanks &u = *req.untuned;
+    std::string why = unavailable ? std::string("the tuner was unavailable at submission (") + unavailable + ")"
+                                  : std::string("no AUTOTUNE_CONFIG (a job without --autotune, or one its class could "
+                                                "not give a configuration)");
+    std::fprintf(stderr,
+                 "autotune-run: %s: running untuned on the job's allocation, nothing will be recorded: %d ranks "
+                 "(%s), %d parameter server%s and %d worker%s\n",
+                 why.c_str(), u.ranks, u.why.c_str(), u.servers, u.servers == 1 ? "" : "s", u.ranks - u.servers,
+                 u.ranks - u.servers == 1 ? "" : "s");
   } else {
     if (const char *t = env("AUTOTUNE_TRIAL"))
       std::fprintf(stderr, "autotune-run: class %s trial %s: %s\n", cls ? cls : "?", t, cfg->format().c_str());

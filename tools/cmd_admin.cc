@@ -32,7 +32,8 @@ const char kAdminUsage[] =
     "  nodes [NODE=SPEED ...]    the per-node speed scores learned from trials; with arguments,\n"
     "                            set them (1 = as fast as the median, below SlowNodeThreshold =\n"
     "                            left out of autotune jobs by select/autotune)\n"
-    "  check                     the store's integrity check\n";
+    "  check                     the store's integrity check (SQLite's integrity_check and\n"
+    "                            foreign_key_check): exit 0 when it is whole, 1 naming the damage\n";
 
 // mkdir -p with an owner and a mode for the last component.
 void make_dir(const std::string &path, uid_t uid, gid_t gid, mode_t mode) {
@@ -161,11 +162,25 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
   if (sub == "check") {
     Args a(argc - 2, argv + 2, {}, {}, prog);
     a.expect_positional(0, "");
-    Store store = open_store(caller, conf, false);
-    const std::string r = store.integrity_check();
-    std::printf("%s: schema version %d, %zu classes, integrity %s\n", store.path().c_str(), store.schema_version(),
-                store.list_classes().size(), r.c_str());
-    return r == "ok" ? 0 : 1;
+    const std::string path = Store::path_in(conf.core.state_dir);
+    const char *remedy =
+        "restore it from a backup, or move it aside (with its -wal and -shm files) and run `autotune admin init` for "
+        "an empty store; until then autotune jobs run untuned";
+    std::string r;
+    try {
+      Store store = open_store(caller, conf, false);
+      r = store.integrity_check();
+      if (r == "ok") {
+        std::printf("%s: schema version %d, %zu classes, integrity ok\n", store.path().c_str(), store.schema_version(),
+                    store.list_classes().size());
+        return 0;
+      }
+    } catch (const Error &e) {
+      if (e.code() != Errc::corrupt) throw;
+      r = e.what();
+    }
+    std::printf("%s: damaged: %s\n%s: %s\n", path.c_str(), r.c_str(), path.c_str(), remedy);
+    return 1;
   }
   throw_invalid("unknown admin subcommand '" + sub + "'; see `autotune admin --help'");
 }

@@ -43,6 +43,13 @@ tools_autotune_run_SOURCES = tools/autotune_run.cc tools/run_step.cc tools/run_s
 tools_autotune_run_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 tools_autotune_run_LDADD = $(AT_ALL) $(SLURM_LIBS)
 
+# How autotune-run runs an app without a configuration (make check).
+check_PROGRAMS += tests/unit/run_step_test
+tests_unit_run_step_test_SOURCES = tests/unit/run_step_test.cc tools/run_step.cc tools/run_step.hpp
+tests_unit_run_step_test_CPPFLAGS = $(tools_autotune_run_CPPFLAGS) -I$(top_srcdir)/tools $(GTEST_CFLAGS)
+tests_unit_run_step_test_LDADD = $(AT_ALL) $(GTEST_LIBS)
+TESTS += tests/unit/run_step_test
+
 dist_man_MANS += man/autotune.1
 
 include tools/bb.mk

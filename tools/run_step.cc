@@ -77,8 +77,80 @@ std::string StepOutcome::summary() const {
   return s;
 }
 
+namespace {
+
+// A whole number 1..1<<20, or 0.
+long parse_count(const std::string &s) {
+  if (s.empty() || s.size() > 7 || s.find_first_not_of("0123456789") != std::string::npos) return 0;
+  const long v = std::stol(s);
+  return v >= 1 && v <= (1L << 20) ? v : 0;
+}
+
+// SLURM_JOB_CPUS_PER_NODE ("2(x3),1": 2 CPUs on each of 3 nodes, then 1): the total, or 0.
+long total_cpus(const std::string &s) {
+  long total = 0;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    std::size_t end = s.find(',', pos);
+    if (end == std::string::npos) end = s.size();
+    std::string item = s.substr(pos, end - pos);
+    long times = 1;
+    if (const std::size_t open = item.find("(x"); open != std::string::npos) {
+      if (item.back() != ')') return 0;
+      times = parse_count(item.substr(open + 2, item.size() - open - 3));
+      item = item.substr(0, open);
+    }
+    const long cpus = parse_count(item);
+    if (cpus == 0 || times == 0) return 0;
+    total += cpus * times;
+    if (total > (1L << 20)) return 0;
+    pos = end + 1;
+  }
+  return total;
+}
+
+}  // namespace
+
+UntunedRanks untuned_ranks(const char *ntasks, const char *cpus_per_node, const char *ps) {
+  UntunedRanks u;
+  const std::string nt = ntasks ? ntasks : "", cpn = cpus_per_node ? cpus_per_node : "", p = ps ? ps : "";
+  long ranks = 0;
+  long cpus = total_cpus(cpn);
+  if (!nt.empty() && (ranks = parse_count(nt)) > 0) {
+    u.why = "the job's " + std::to_string(ranks) + " tasks";
+  } else if (cpus > 0) {
+    ranks = cpus;
+    u.why = "one task per CPU of the allocation (" + std::to_string(cpus) + ")";
+  } else {
+    u.why = "no task count in SLURM_NTASKS or SLURM_JOB_CPUS_PER_NODE";
+  }
+  if (ranks < 2) {
+    u.overcommit = true;
+    u.why += ", at least 2: a parameter server and a worker share the allocation";
+    ranks = 2;
+  }
+  u.ranks = static_cast<int>(ranks);
+  u.servers = 1;
+  if (!p.empty()) {
+    const long want = parse_count(p);
+    if (want == 0) {
+      u.why += "; AUTOTUNE_PS='" + p + "' is not a whole number from 1, ignored";
+    } else if (want >= ranks) {
+      u.servers = u.ranks - 1;
+      u.why += "; AUTOTUNE_PS=" + p + " leaves no worker: " + std::to_string(u.servers) + " servers";
+    } else {
+      u.servers = static_cast<int>(want);
+    }
+  }
+  return u;
+}
+
 std::vector<std::string> srun_command(const StepRequest &req) {
   std::vector<std::string> cmd = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1"};
+  if (!req.config && req.untuned) {
+    cmd.push_back("--ntasks=" + std::to_string(req.untuned->ranks));
+    if (req.untuned->overcommit) cmd.push_back("--overcommit");
+  }
   if (req.config) {
     const SlurmRequest r = slurm_request(*req.config);
     cmd.push_back("--nodes=" + std::to_string(r.nodes));
@@ -125,6 +197,9 @@ StepOutcome run_step(const StepRequest &req) {
       setenv("AUTOTUNE_PS", std::to_string(req.config->counts.servers).c_str(), 1);
       setenv("AUTOTUNE_WORKERS", std::to_string(req.config->counts.workers).c_str(), 1);
       setenv("AUTOTUNE_CONFIG", req.config->format().c_str(), 1);
+    } else if (req.untuned) {
+      setenv("AUTOTUNE_PS", std::to_string(req.untuned->servers).c_str(), 1);
+      setenv("AUTOTUNE_WORKERS", std::to_string(req.untuned->ranks - req.untuned->servers).c_str(), 1);
     }
     for (const auto &k : req.unset) unsetenv(k.c_str());
     for (const auto &[k, v] : req.env) setenv(k.c_str(), v.c_str(), 1);

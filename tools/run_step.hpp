@@ -13,9 +13,27 @@
 
 namespace autotune {
 
+// How a job runs its app when it has no configuration (a job without --autotune, or one
+// job_submit/autotune could not tune: the tuner was unavailable, no free configuration, ...):
+// on its own allocation, with every task the allocation has (SLURM_NTASKS; without -n, one per
+// allocated CPU, SLURM_JOB_CPUS_PER_NODE), but at least two, since a libssp program needs a
+// parameter server and a worker (on an allocation of one CPU the two share it: srun
+// --overcommit); AUTOTUNE_PS parameter servers when the user set it, else one; the rest workers.
+struct UntunedRanks {
+  int ranks = 2;
+  int servers = 1;
+  bool overcommit = false;  // more ranks than the allocation's CPUs
+  std::string why;          // how the numbers were found, for the user
+};
+
+// From the job's SLURM_NTASKS, SLURM_JOB_CPUS_PER_NODE (e.g. "2(x3),1") and AUTOTUNE_PS (each may
+// be null or empty).  Values that do not parse are ignored (and said so in `why`).
+UntunedRanks untuned_ranks(const char *ntasks, const char *cpus_per_node, const char *ps);
+
 struct StepRequest {
   std::vector<std::string> app;              // program and arguments
-  std::optional<Configuration> config;       // none: the allocation as it is
+  std::optional<Configuration> config;       // none: the allocation as it is (see `untuned`)
+  std::optional<UntunedRanks> untuned;       // without a config: the ranks and roles to run
   std::optional<double> timeout_s;           // kill the step after this long
   std::string timeout_name = "--timeout";    // the option that set timeout_s, for messages
   std::vector<std::pair<std::string, std::string>> env;  // extra environment for the app

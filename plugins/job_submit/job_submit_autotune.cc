@@ -8,10 +8,13 @@
 // outside slurmctld).  When slurmctld enforces accounting limits, it also copies the job's QOS
 // and association limits from assoc_mgr (read locks, hash lookups; see copy_job_accounting()) and
 // reduces them to bounds (autotune/limits.hpp), so that no job is given a configuration Slurm
-// would keep pending for ever.  A store that is locked
-// or unreadable, or a broken autotune.conf, never blocks a submission: the job is accepted
-// unchanged and the reason logged.  No exception crosses into slurmctld (the C API is the
-// firewall).  A job without --autotune is untouched.
+// would keep pending for ever.  A store that is locked, full, damaged or missing, or a broken
+// autotune.conf, never blocks a submission: the job is accepted unchanged, the reason logged,
+// told to the user (job_submit's message, which sbatch prints) and to the job
+// (AUTOTUNE_UNAVAILABLE, for autotune-run), and kept in the AdminComment.  The options come from
+// the SPANK plugin (sbatch --autotune*) or, for submissions without it (slurmrestd), from the
+// job's environment as SPANK_AUTOTUNE_<NAME> entries.  No exception crosses into slurmctld (the
+// C API is the firewall).  A job without --autotune is untouched.
 #include <array>
 #include <cstdio>
 #include <initializer_list>
@@ -96,7 +99,47 @@ void unset_env(char **env, uint32_t *count, const char *key) {
 bool has_autotune_option(const job_desc_msg_t *jd) {
   for (uint32_t i = 0; i < jd->spank_job_env_size; ++i)
     if (jd->spank_job_env[i] && !strncmp(jd->spank_job_env[i], "AUTOTUNE_", 9)) return true;
+  for (uint32_t i = 0; i < jd->env_size; ++i)
+    if (jd->environment && jd->environment[i] && !strncmp(jd->environment[i], "SPANK_AUTOTUNE_", 15)) return true;
   return false;
+}
+
+// The --autotune* options given as entries of the job's environment, SPANK_AUTOTUNE_<NAME>
+// (the name under which Slurm shows a job's SPANK environment to its prolog and epilog): the
+// way through which a submission without the SPANK plugin (slurmrestd's job description, whose
+// "environment" is the job's environment) sets them.  Each moves into the job's SPANK
+// environment as AUTOTUNE_<NAME>, where at_submit() validates it as the option's; an option
+// the SPANK plugin set as well wins.  The entries leave the job's environment, so that a job
+// submitted from inside this one is not an autotune job.  False, with *err set, for an entry
+// that is not one of the options.
+const char *const kEnvOptions[] = {"CLASS", "GAMMA", "BUDGET", "MODE", "PROBE_BATCHES", "SPACE"};
+
+bool options_from_environment(job_desc_msg_t *jd, std::string *err) {
+  if (!jd->environment) return true;
+  for (uint32_t i = 0; i < jd->env_size;) {
+    const char *e = jd->environment[i];
+    if (!e || strncmp(e, "SPANK_AUTOTUNE_", 15)) {
+      ++i;
+      continue;
+    }
+    const char *eq = strchr(e, '=');
+    const std::string name = eq ? std::string(e + 15, eq) : std::string(e + 15);
+    bool known = false;
+    for (const char *o : kEnvOptions) known = known || name == o;
+    if (!known) {
+      *err = "environment entry SPANK_AUTOTUNE_" + name + ": not an option of slurm-autotune; allowed: ";
+      for (const char *o : kEnvOptions) *err += std::string(o == kEnvOptions[0] ? "" : ", ") + "SPANK_AUTOTUNE_" + o;
+      return false;
+    }
+    const std::string var = "AUTOTUNE_" + name;
+    bool given = false;
+    for (uint32_t k = 0; k < jd->spank_job_env_size; ++k)
+      given = given || (jd->spank_job_env[k] && !strncmp(jd->spank_job_env[k], var.c_str(), var.size()) &&
+                        jd->spank_job_env[k][var.size()] == '=');
+    if (!given) set_env(&jd->spank_job_env, &jd->spank_job_env_size, (var + "=" + (eq ? eq + 1 : "")).c_str());
+    unset_env(jd->environment, &jd->env_size, std::string(e, eq ? eq : e + strlen(e)).c_str());  // moves the last entry to i
+  }
+  return true;
 }
 
 part_record_t *job_partition(const job_desc_msg_t *jd) {
@@ -336,6 +379,11 @@ extern "C" int fini(void) {
 
 extern "C" int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
   if (!has_autotune_option(job_desc)) return SLURM_SUCCESS;  // untouched
+  if (std::string why; !options_from_environment(job_desc, &why)) {
+    verbose("%s: submission refused: %s", plugin_type, why.c_str());
+    if (err_msg) *err_msg = xstrdup(why.c_str());
+    return SLURM_ERROR;
+  }
   InventoryCtx ctx{job_partition(job_desc), {}, {}};
   at_submit_request req{};
   req.uid = job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid;
@@ -370,7 +418,15 @@ extern "C" int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **
   }
   if (rc != AT_OK) {
     error("%s: uid %u: %s; job accepted unchanged", plugin_type, req.uid, err);
-    if (d.is_autotune) note_admin_comment(job_desc, "autotune: tuner unavailable; job runs as submitted");
+    if (d.is_autotune) {
+      // The job runs untuned on what it asked for; it, its user and the AdminComment say why.
+      note_admin_comment(job_desc, d.admin_comment[0] ? d.admin_comment : "autotune: tuner unavailable; job runs as submitted");
+      for (int i = 0; i < d.env_count; ++i) {
+        set_env(&job_desc->spank_job_env, &job_desc->spank_job_env_size, d.env[i]);
+        if (job_desc->environment) set_env(&job_desc->environment, &job_desc->env_size, d.env[i]);
+      }
+      if (err_msg && d.user_msg[0]) *err_msg = xstrdup(d.user_msg);
+    }
     return SLURM_SUCCESS;
   }
   if (!d.is_autotune) return SLURM_SUCCESS;

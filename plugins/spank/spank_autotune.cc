@@ -57,8 +57,9 @@ constexpr int kNumOpts = sizeof(g_opts) / sizeof(g_opts[0]);
 OptValue g_values[kNumOpts];
 
 // The variables job_submit/autotune adds for the job, copied into each task's environment.
-const char *const kJobVars[] = {"AUTOTUNE_CLASS",   "AUTOTUNE_CONFIG", "AUTOTUNE_TRIAL",   "AUTOTUNE_PS",
-                                "AUTOTUNE_WORKERS", "AUTOTUNE_MODE",   "AUTOTUNE_INCOMING", "AUTOTUNE_PROBE_BATCHES"};
+const char *const kJobVars[] = {"AUTOTUNE_CLASS",    "AUTOTUNE_CONFIG",        "AUTOTUNE_TRIAL",
+                                "AUTOTUNE_PS",       "AUTOTUNE_WORKERS",       "AUTOTUNE_MODE",
+                                "AUTOTUNE_INCOMING", "AUTOTUNE_PROBE_BATCHES", "AUTOTUNE_UNAVAILABLE"};
 
 int option_cb(int val, const char *optarg, int /*remote*/) {
   if (val < 0 || val >= kNumOpts) return ESPANK_BAD_ARG;

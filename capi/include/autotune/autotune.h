@@ -138,14 +138,18 @@ typedef struct {
   char admin_comment[1024];   /* what was done, for the job's AdminComment */
   char env[AT_SUBMIT_MAX_ENV][512]; /* "KEY=VALUE" to add to the job's (SPANK) environment */
   int env_count;
+  char user_msg[1024];   /* for the submitting user (job_submit's message), or "" */
 } at_submit_decision;
 
 /*
  * Decide what an autotune job runs on: validate its --autotune* options (AT_EINVAL with a message
  * naming the option, the value and what is allowed: refuse the submission), then take the
  * class's next precomputed configuration from the store in one short transaction.  Any other
- * error (store locked or unreadable, autotune.conf broken) is returned so the plugin can log it
- * and accept the job unchanged.  Bounded work: no model is fitted here, except that a class seen
+ * error (the store locked, full, damaged or missing, autotune.conf broken) is returned so the
+ * plugin can log it and accept the job unchanged: *out then says so for an autotune job
+ * (is_autotune 1, rewrite 0): admin_comment and user_msg give the reason and what an
+ * administrator should do, and env holds AUTOTUNE_UNAVAILABLE=<reason> (locked, full, damaged,
+ * missing, config, or error), so that autotune-run runs the job untuned on its allocation.  Bounded work: no model is fitted here, except that a class seen
  * for the first time gets its initial design (a seeded pick over the enumerated space).
  * Serialized internally; safe to call from any thread.
  */
