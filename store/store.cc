@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -597,6 +598,74 @@ bool Store::requeue_trial(std::int64_t trial_id) {
   const bool changed = change_trial(db, s);
   txn.commit();
   return changed;
+}
+
+PruneResult Store::prune_trials(const PrunePolicy &policy) {
+  if (policy.keep_last < 1) throw Error(Errc::invalid_argument, "prune: keep_last must be at least 1");
+  Db &db = *db_;
+  PruneResult out;
+  // Per class, what is kept whatever its age: the best trial, the incumbent of a retune, the last
+  // keep_last trials, and, while the class tunes, the trials of its current epoch.
+  struct Due {
+    std::int64_t id;
+    std::int64_t below_seq;  // trials with seq < this may go
+  };
+  std::vector<Due> due;
+  {
+    Stmt s(db,
+           "SELECT c.id, CASE WHEN c.state = 'tuning' THEN IFNULL(json_extract(c.extra, '$.epoch_start'), 0) END, "
+           "(SELECT MAX(seq) FROM trials t WHERE t.class_id = c.id), "
+           "(SELECT MIN(seq) FROM trials t WHERE t.class_id = c.id) FROM classes c ORDER BY c.id");
+    while (s.step()) {
+      if (s.is_null(2)) continue;  // no trials
+      std::int64_t below = s.i64(2) - policy.keep_last + 1;
+      if (!s.is_null(1)) below = std::min(below, s.i64(1));
+      if (below <= s.i64(3)) continue;  // nothing old enough by position
+      due.push_back({s.i64(0), below});
+    }
+  }
+  const std::size_t batch = policy.batch > 0 ? policy.batch : 2000;
+  std::size_t in_txn = 0;
+  std::optional<Txn> txn;
+  for (const Due &d : due) {
+    bool changed = false;
+    for (;;) {  // this class, in as many transactions as it takes
+      if (policy.max_trials && out.trials >= policy.max_trials) {
+        out.complete = false;
+        break;
+      }
+      if (!txn) txn.emplace(db, Txn::Kind::write);
+      std::size_t room = batch - in_txn;
+      if (policy.max_trials) room = std::min(room, policy.max_trials - out.trials);
+      Stmt del(db,
+               "DELETE FROM trials WHERE id IN (SELECT id FROM trials WHERE class_id = ?1 AND seq < ?2 "
+               "AND status IN ('done', 'failed', 'timeout', 'cancelled') AND ended < ?3 "
+               "AND id IS NOT (SELECT best_trial FROM classes WHERE id = ?1) "
+               "AND id IS NOT (SELECT json_extract(extra, '$.incumbent') FROM classes WHERE id = ?1) "
+               "ORDER BY seq LIMIT ?4)");
+      // The best and the incumbent are read in the same transaction as the deletion: a refit
+      // between the read above and here may have changed them.
+      del.bind(1, d.id).bind(2, d.below_seq).bind(3, policy.ended_before).bind(4, static_cast<std::int64_t>(room));
+      del.run();
+      const auto n = static_cast<std::size_t>(db.changes());
+      if (n > 0) {
+        bump(db, d.id);
+        out.trials += n;
+        in_txn += n;
+        changed = true;
+      }
+      if (in_txn >= batch) {
+        txn->commit();
+        txn.reset();
+        in_txn = 0;
+      }
+      if (n < room) break;  // the class has nothing more that is due
+    }
+    if (changed) ++out.classes;
+    if (!out.complete) break;
+  }
+  if (txn) txn->commit();
+  return out;
 }
 
 std::vector<Recommendation> Store::queue(std::int64_t class_id) {
