@@ -109,6 +109,15 @@ CREATE INDEX trials_class_status ON trials (class_id, status);
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion,
               "one migration per schema version");
 
+// Indexes that only make queries faster: no query's result depends on them, so they are not part
+// of a schema version.  Every writer that opens the store creates those missing (a store of any
+// version gets them the first time job_submit or ingest opens it; read-only openers do without).
+const char *const kIndexes[] = {
+    // find_shared_class(), list_shared_classes(): by name among the few shared classes, instead
+    // of a scan of every class (job_submit looks for one whenever a user's class is new).
+    "CREATE INDEX IF NOT EXISTS classes_shared_name ON classes (name) WHERE shared = 1",
+};
+
 const char kClassCols[] =
     "id, owner, name, shared, allow_users, space, gamma, budget, mode, probe_batches, extra, "
     "state, state_reason, stop_rule, best_trial, t_ref, c_ref, version, created, updated";
@@ -307,6 +316,8 @@ Store::Store(const std::string &path, Options options) : path_(path) {
     db.exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     txn.commit();
   }
+  if (!options.read_only)
+    for (const char *sql : kIndexes) db.exec(sql);
 }
 
 Store::~Store() = default;
@@ -344,6 +355,13 @@ std::optional<ClassRecord> Store::find_shared_class(std::string_view name) {
   s.bind(1, name);
   if (!s.step()) return std::nullopt;
   return read_class(s);
+}
+
+std::vector<ClassRecord> Store::list_shared_classes() {
+  std::vector<ClassRecord> out;
+  Stmt s(*db_, std::string("SELECT ") + kClassCols + " FROM classes WHERE shared = 1 ORDER BY owner, name");
+  while (s.step()) out.push_back(read_class(s));
+  return out;
 }
 
 std::vector<ClassRecord> Store::list_classes(std::optional<std::uint32_t> owner) {

@@ -181,6 +181,8 @@ class Store {
   std::optional<ClassRecord> find_shared_class(std::string_view name);
   // All classes, or those of one owner; ordered by owner, name.
   std::vector<ClassRecord> list_classes(std::optional<std::uint32_t> owner = std::nullopt);
+  // The shared classes (an index, not a scan of every class); ordered by owner, name.
+  std::vector<ClassRecord> list_shared_classes();
   // Creates the class, or returns the existing one unchanged (settings are fixed at creation).
   ClassRecord ensure_class(std::uint32_t owner, std::string_view name, const ClassSettings &settings,
                            bool shared = false, bool allow_users = false);
