@@ -3,7 +3,12 @@
 // tuning (take the next precomputed configuration) and one that has converged (the best, kept
 // in memory while the store is unchanged).  Prints the median, p99 and max per call.
 //
-//   bench/at_submit_bench [--calls N] [--same-thread]
+// --worst: then the worst --autotune* values found for job_submit's bounds (engine/space.hpp:
+// kMaxSpaceText, kMaxDimValues, kMaxCombinations; capi/submit.cc: option lengths), each submitted
+// as a new class (the path that enumerates the space) on a site without SpaceLimits or
+// DefaultSpace and a partition of one large node type, whether refused or accepted.
+//
+//   bench/at_submit_bench [--calls N] [--same-thread] [--worst] [--worst-calls N]
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,19 +89,120 @@ std::vector<double> run(const char *cls, int calls, bool first_converges, const 
 
 void report(const char *what, std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  std::printf("%-44s %6zu calls  median %7.1f us  p99 %7.1f us  max %8.1f us\n", what, v.size(), v[v.size() / 2],
+  std::printf("%-50s %6zu calls  median %7.1f us  p99 %7.1f us  max %8.1f us\n", what, v.size(), v[v.size() / 2],
               v[std::min(v.size() - 1, v.size() * 99 / 100)], v.back());
+}
+
+// ---- --worst -----------------------------------------------------------------------------------
+
+size_t big_inventory(void *, at_node_type *t, size_t max) {
+  if (max < 1) return 0;
+  t[0] = {"big", 4096, 256, 1u << 20, 8, ""};  // 4096 nodes of 256 CPUs, 1 TiB, 8 GPUs
+  return 1;
+}
+
+struct WorstCase {
+  std::string what;
+  std::vector<std::string> env;  // AUTOTUNE_CLASS is added per call (a new class each time)
+  std::size_t padding = 0;       // that many unrelated environment entries before the others
+};
+
+std::string repeat_join(const std::string &item, const std::string &sep, std::size_t max_len) {
+  std::string out = item;
+  while (out.size() + sep.size() + item.size() <= max_len) out += sep + item;
+  return out;
+}
+
+void run_worst(const WorstCase &w, int calls, int index) {
+  std::vector<double> us;
+  std::string outcome;
+  std::vector<std::string> pad;
+  for (std::size_t i = 0; i < w.padding; ++i) pad.push_back("SLURM_PAD_" + std::to_string(i) + "=x");
+  for (int i = 0; i < calls; ++i) {
+    std::vector<std::string> env = pad;
+    env.insert(env.end(), w.env.begin(), w.env.end());
+    const bool has_class = std::any_of(w.env.begin(), w.env.end(),
+                                       [](const std::string &e) { return e.rfind("AUTOTUNE_CLASS=", 0) == 0; });
+    if (!has_class) env.push_back("AUTOTUNE_CLASS=worst" + std::to_string(index) + "-" + std::to_string(i));
+    std::vector<char *> envp;
+    for (auto &e : env) envp.push_back(e.data());
+    at_submit_request req{};
+    req.uid = 1000;
+    req.spank_env = envp.data();
+    req.spank_env_count = envp.size();
+    req.partition = "big";
+    req.inventory = big_inventory;
+    at_submit_decision d;
+    char err[1024];
+    auto one = [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      const int rc = at_submit(&req, &d, err, sizeof err);
+      const auto t1 = std::chrono::steady_clock::now();
+      us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      if (i == 0) outcome = rc == AT_OK ? std::string("accepted: ") + d.admin_comment : std::string("refused: ") + err;
+    };
+    if (g_new_thread) std::thread(one).join();
+    else one();
+  }
+  report(w.what.c_str(), us);
+  if (outcome.size() > 150) outcome = outcome.substr(0, 147) + "...";
+  std::printf("    %s\n", outcome.c_str());
+}
+
+void worst(const std::string &dir, int calls) {
+  const std::string conf = dir + "/worst.conf";
+  // A site that sets neither SpaceLimits nor DefaultSpace: nothing narrows the user's space.
+  std::ofstream(conf) << "StateDir=" << dir << "/worst\n";
+  char err[512];
+  if (at_submit_configure(conf.c_str(), err, sizeof err) != AT_OK) { std::fprintf(stderr, "%s\n", err); std::exit(1); }
+  const std::string digits(4000, '0');
+  std::vector<WorstCase> cases = {
+      {"space: 20000 combinations, all feasible", {"AUTOTUNE_SPACE=nodes=1-4,workers=4-253,mem-per-worker=1M-20M:1M"}},
+      {"space: 20000 combinations, none feasible",
+       {"AUTOTUNE_SPACE=nodes=1-4,workers=4-253,cpus-per-worker=257,mem-per-worker=1M-20M:1M"}},
+      {"space: 20000 combinations with ps, all feasible",
+       {"AUTOTUNE_SPACE=nodes=1-2,workers=2-11,ps=1-10,cpus-per-ps=1-10,mem-per-ps=1M-10M:1M"}},
+      {"space: 4096^8 combinations",
+       {"AUTOTUNE_SPACE=nodes=1-4096,workers=1-4096,ps=1-4096,cpus-per-worker=1-4096,mem-per-worker=1M-4096M:1M,"
+        "gpus-per-worker=0-64,cpus-per-ps=1-4096,mem-per-ps=1M-4096M:1M"}},
+      {"space: a range of 10^6 values", {"AUTOTUNE_SPACE=workers=1-1000000"}},
+      {"space: memory range of 2^30 values", {"AUTOTUNE_SPACE=mem-per-worker=1M-1073741824M:1M"}},
+      {"space: 4096-character set (819 values)", {"AUTOTUNE_SPACE=" + [] {
+         std::string v = "nodes=";
+         for (int i = 1; v.size() + std::to_string(i).size() + 1 <= 4096; ++i) v += (i > 1 ? "|" : "") + std::to_string(i);
+         return v;
+       }()}},
+      {"space: 4096 characters of repeated keys", {"AUTOTUNE_SPACE=" + repeat_join("nodes=1", ",", 4096)}},
+      {"space: 4096-character memory mantissa", {"AUTOTUNE_SPACE=mem-per-worker=1." + digits + "G"}},
+      {"space: 1 MiB of text", {"AUTOTUNE_SPACE=" + repeat_join("nodes=1", ",", 1 << 20)}},
+      {"gamma: 64-character mantissa", {"AUTOTUNE_GAMMA=0." + std::string(62, '5')}},
+      {"gamma: 1 MiB mantissa", {"AUTOTUNE_GAMMA=0." + std::string(1 << 20, '5')}},
+      {"budget: 1 MiB of digits", {"AUTOTUNE_BUDGET=" + std::string(1 << 20, '9')}},
+      {"mode: 1 MiB", {"AUTOTUNE_MODE=" + std::string(1 << 20, 'j')}},
+      {"probe batches: 1 MiB of digits", {"AUTOTUNE_PROBE_BATCHES=" + std::string(1 << 20, '1')}},
+      {"class: 1 MiB name", {"AUTOTUNE_CLASS=" + std::string(1 << 20, 'c')}},
+      {"100000 other environment entries", {}, 100000},
+  };
+  const char *only = std::getenv("AT_SUBMIT_BENCH_ONLY");  // run only the cases whose name has this
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    if (!only || cases[i].what.find(only) != std::string::npos) run_worst(cases[i], calls, static_cast<int>(i));
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
-  int calls = 2000;
+  int calls = 2000, worst_calls = 200;
+  bool with_worst = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--calls" && i + 1 < argc) calls = std::atoi(argv[++i]);
     else if (a == "--same-thread") g_new_thread = false;
-    else { std::fprintf(stderr, "usage: at_submit_bench [--calls N] [--same-thread]\n"); return 2; }
+    else if (a == "--worst") with_worst = true;
+    else if (a == "--worst-calls" && i + 1 < argc) worst_calls = std::atoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: at_submit_bench [--calls N] [--same-thread] [--worst] [--worst-calls N]\n");
+      return 2;
+    }
   }
   char tmpl[] = "/tmp/at-submit-bench-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
@@ -115,6 +221,10 @@ int main(int argc, char **argv) {
   char stats[256];
   at_submit_stats(stats, sizeof stats);
   std::printf("at_submit_stats: %s\n", stats);
+  if (with_worst) {
+    std::printf("\nworst --autotune* values, each a new class (%d calls each):\n", worst_calls);
+    worst(dir, worst_calls);
+  }
   std::system(("rm -rf '" + dir + "'").c_str());
   return 0;
 }

@@ -6,7 +6,7 @@ bench_ssp_ps_bench_SOURCES = bench/ssp_ps_bench.cc
 bench_ssp_ps_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
 bench_ssp_ps_bench_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 EXTRA_DIST += bench/ssp_straggler.sh bench/submit bench/steps bench/synthetic-table bench/README.md \
-	bench/replay-identical
+	bench/replay-identical bench/store-scale
 
 include bench/tier.mk
 include bench/engine.mk
@@ -19,3 +19,10 @@ bench_at_submit_bench_CPPFLAGS = $(AM_CPPFLAGS)
 bench_at_submit_bench_LDADD = $(AT_SUBMIT_API) $(AT_CAPI) $(AT_ALL) $(PTHREAD_LIBS)
 
 include bench/ckpt.mk
+
+# A year of a busy site's store (bench/store-scale): fills a store and times job_submit, ingest
+# plus refit, and retention on it.
+noinst_PROGRAMS += bench/store_scale
+bench_store_scale_SOURCES = bench/store_scale.cc
+bench_store_scale_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS)
+bench_store_scale_LDADD = $(AT_SUBMIT_API) $(AT_CAPI) $(AT_ALL) $(SQLITE_LIBS) $(PTHREAD_LIBS)

@@ -144,8 +144,48 @@ Store &current_store(SubmitState &st, const Conf &conf) {
   return *st.store;
 }
 
-const char *env_get(const at_submit_request *r, const char *key) {
-  return at_env_get(r->spank_env, r->spank_env_count, key);
+// The job's --autotune* values (AUTOTUNE_* in its SPANK environment; the first of a name counts),
+// found in one pass over the environment, however long Slurm let it be.
+struct JobOptions {
+  const char *cls = nullptr, *gamma = nullptr, *budget = nullptr, *mode = nullptr, *probe_batches = nullptr,
+             *space = nullptr;
+};
+
+JobOptions options_of(const at_submit_request *r) {
+  JobOptions o;
+  struct Key {
+    const char *name;
+    std::size_t len;
+    const char *JobOptions::*dst;
+  };
+  static const Key keys[] = {{"CLASS", 5, &JobOptions::cls},       {"GAMMA", 5, &JobOptions::gamma},
+                             {"BUDGET", 6, &JobOptions::budget},   {"MODE", 4, &JobOptions::mode},
+                             {"PROBE_BATCHES", 13, &JobOptions::probe_batches}, {"SPACE", 5, &JobOptions::space}};
+  if (!r->spank_env) return o;
+  for (std::size_t i = 0; i < r->spank_env_count; ++i) {
+    const char *e = r->spank_env[i];
+    if (!e || std::strncmp(e, "AUTOTUNE_", 9) != 0) continue;
+    for (const Key &k : keys)
+      if (std::strncmp(e + 9, k.name, k.len) == 0 && e[9 + k.len] == '=') {
+        if (!(o.*k.dst)) o.*k.dst = e + 9 + k.len + 1;
+        break;
+      }
+  }
+  return o;
+}
+
+// The longest value of an --autotune-* option other than the class and the space: anything
+// longer is no number or mode, and refusing it before parsing bounds the work (strtod's on a long
+// mantissa grows faster than its length).
+constexpr std::size_t kMaxOptionText = 64;
+
+// `v`, an option's value (or nullptr), refused when longer than `max` characters without being
+// read further (Slurm bounds neither its length nor ours).
+const char *bounded(const char *v, const char *field, std::size_t max) {
+  if (v && ::strnlen(v, max + 1) > max)
+    throw_invalid(std::string(field) + ": the value is longer than " + std::to_string(max) +
+                  " characters; at most " + std::to_string(max) + " are allowed");
+  return v;
 }
 
 std::uint64_t class_seed(std::uint64_t base, std::uint32_t owner, const std::string &name) {
@@ -298,22 +338,24 @@ void keep_within(Store &store, const ClassRecord &c, const AccountingLimits &job
 }
 
 // The job's class settings from its options, the site's defaults and limits.
-ClassSettings settings_from(const at_submit_request *req, const Conf &conf, SpaceSpec *space,
-                            SubmitState &st) {
+ClassSettings settings_from(const JobOptions &opt, const Conf &conf, SpaceSpec *space, SubmitState &st) {
   ClassSettings s;
   const EngineConf &e = conf.engine;
   s.gamma = e.default_gamma;
   s.budget = static_cast<int>(e.default_budget);
   s.mode = parse_class_mode("DefaultMode", conf.tuner.default_mode);
   s.probe_batches = conf.tuner.default_probe_batches;
-  if (const char *v = env_get(req, "AUTOTUNE_GAMMA")) s.gamma = parse_gamma("--autotune-gamma", v);
-  if (const char *v = env_get(req, "AUTOTUNE_BUDGET"))
+  if (const char *v = bounded(opt.gamma, "--autotune-gamma", kMaxOptionText))
+    s.gamma = parse_gamma("--autotune-gamma", v);
+  if (const char *v = bounded(opt.budget, "--autotune-budget", kMaxOptionText))
     s.budget = static_cast<int>(parse_int("--autotune-budget", v, 1, static_cast<long long>(e.max_budget)));
-  if (const char *v = env_get(req, "AUTOTUNE_MODE")) s.mode = parse_class_mode("--autotune-mode", v);
-  if (const char *v = env_get(req, "AUTOTUNE_PROBE_BATCHES"))
+  if (const char *v = bounded(opt.mode, "--autotune-mode", kMaxOptionText))
+    s.mode = parse_class_mode("--autotune-mode", v);
+  if (const char *v = bounded(opt.probe_batches, "--autotune-probe-batches", kMaxOptionText))
     s.probe_batches = static_cast<int>(parse_int("--autotune-probe-batches", v, 1, conf.tuner.max_probe_batches));
-  if (const char *v = env_get(req, "AUTOTUNE_SPACE")) {
+  if (const char *v = bounded(opt.space, "--autotune-space", kMaxSpaceText)) {
     *space = restrict_space(SpaceSpec::parse(v, "--autotune-space"), e.default_space, e.space_limits, "--autotune-space");
+    check_space_size(*space, 1, "--autotune-space");  // before format() writes every value out
     s.space = space->format();
   } else {  // the site's default space: the same for every job, computed once per autotune.conf
     if (!st.default_space) {
@@ -332,17 +374,24 @@ std::string comment_prefix(const ClassRecord &c) {
 
 void decide_job(const at_submit_request *req, at_submit_decision *out) {
   SubmitState &st = state();
-  const char *cls = env_get(req, "AUTOTUNE_CLASS");
+  const JobOptions opt = options_of(req);
+  const char *cls = opt.cls;
   if (!cls) {
-    for (const char *k : {"AUTOTUNE_GAMMA", "AUTOTUNE_BUDGET", "AUTOTUNE_MODE", "AUTOTUNE_PROBE_BATCHES", "AUTOTUNE_SPACE"})
-      if (env_get(req, k)) {
-        std::string opt = std::string("--autotune-") + (k + 9);
-        for (char &ch : opt) ch = (ch == '_') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        throw_invalid(opt + " needs --autotune=CLASS");
-      }
+    const std::pair<const char *, const char *> given[] = {{opt.gamma, "--autotune-gamma"},
+                                                           {opt.budget, "--autotune-budget"},
+                                                           {opt.mode, "--autotune-mode"},
+                                                           {opt.probe_batches, "--autotune-probe-batches"},
+                                                           {opt.space, "--autotune-space"}};
+    for (const auto &[value, name] : given)
+      if (value) throw_invalid(std::string(name) + " needs --autotune=CLASS");
     return;  // not an autotune job
   }
   out->is_autotune = 1;
+  // Its length is looked at no further than kMaxClassText (a longer name is refused unread).
+  constexpr std::size_t kMaxClassText = 4096;
+  if (::strnlen(cls, kMaxClassText + 1) > kMaxClassText)
+    throw_invalid("--autotune: the class name is longer than " + std::to_string(kMaxClassText) +
+                  " characters; allowed: 1-" + std::to_string(kClassNameMax) + " characters from A-Z a-z 0-9 . _ -");
   const std::string name = cls;
   validate_class_name(name, "--autotune");
   if (req->is_het)
@@ -350,7 +399,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
                   "be given a configuration of its own); submit a job of one component");
   const Conf &conf = current_conf(st);
   SpaceSpec space;
-  const ClassSettings wanted = settings_from(req, conf, &space, st);  // validates every option
+  const ClassSettings wanted = settings_from(opt, conf, &space, st);  // validates every option
   Store &store = current_store(st, conf);
   const auto token = store.change_token();
   const std::string key = std::to_string(req->uid) + '/' + name;
@@ -406,11 +455,20 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
                                static_cast<std::size_t>(s.budget), class_seed(conf.engine.seed, req->uid, name),
                                limits_of(req, job_limits()));
     ClassRecord tmp;
+    tmp.owner = req->uid;
     tmp.name = name;
     tmp.settings = s;
-    (void)load_problem(tmp);  // the space must have feasible configurations: invalid input otherwise
+    // The initial design (no model yet, none fitted here), computed before the class is stored:
+    // a space without feasible configurations is invalid input and stores nothing.  The space is
+    // walked once, and the design drawn from a sample of at most kNewClassPool of its feasible
+    // configurations, so the cost is bounded whatever the space.
+    const Decision initial = decide_new_class(tmp, propose_design);
     c = store.ensure_class(req->uid, name, s);
-    refit(store, c->id, conf, propose_design);  // the initial design: no model yet, none fitted here
+    const ClassSettings &got = c->settings;
+    const bool same = c->version == 0 && got.space == s.space && got.extra == s.extra && got.gamma == s.gamma &&
+                      got.budget == s.budget && got.mode == s.mode && got.probe_batches == s.probe_batches;
+    // Another job may have created the class meanwhile, with settings of its own: decide afresh.
+    if (!same || !store.apply_decision(c->id, c->version, initial)) refit(store, c->id, conf, propose_design);
     c = store.find_class_by_id(c->id);
   }
   add_env(out, "AUTOTUNE_CLASS=" + name);

@@ -29,6 +29,13 @@ void parse_tuner_section(RawConf &raw, TunerConf &out) {
   dbl_key("NodeSpeedAlpha", 0, 1, &out.node_speed_alpha);
   dbl_key("SlowNodeThreshold", 0, 1, &out.slow_node_threshold);
   int_key("SubmitBusyTimeout", 0, 10000, &out.submit_busy_timeout_ms);
+  int_key("TrialRetentionDays", 0, 36500, &out.trial_retention_days);
+  int_key("TrialRetainLast", 1, 1000000, &out.trial_retain_last);
+  if (out.trial_retention_days > 0 && out.trial_retain_last < out.drift_confirm)
+    throw_invalid("TrialRetainLast " + std::to_string(out.trial_retain_last) + " is below DriftConfirm " +
+                  std::to_string(out.drift_confirm) +
+                  ": pruning would remove the re-measurements drift is judged on; allowed: TrialRetainLast >= "
+                  "DriftConfirm");
   if (out.default_probe_batches > out.max_probe_batches)
     throw_invalid("DefaultProbeBatches " + std::to_string(out.default_probe_batches) + " is above MaxProbeBatches " +
                   std::to_string(out.max_probe_batches));

@@ -45,13 +45,20 @@ DimValues parse_values(const std::string &field, Dim d, std::string_view text) {
   const std::string where = field + ": " + dim_name(d);
   if (text.empty()) throw_invalid(where + ": empty value; " + syntax(d));
   DimValues out;
+  // Counted before anything is expanded or allocated.
+  auto too_many = [&](std::uint64_t n, const char *hint) {
+    throw_invalid(where + ": '" + std::string(text) + "' has " + std::to_string(n) +
+                  " values; at most " + std::to_string(kMaxDimValues) +
+                  " are allowed per dimension" + hint);
+  };
   auto push = [&](std::uint64_t v) {
-    if (out.size() >= kMaxDimValues)
-      throw_invalid(where + ": '" + std::string(text) + "' has more than " +
-                    std::to_string(kMaxDimValues) + " values");
+    if (out.size() >= kMaxDimValues) too_many(out.size() + 1, "");  // not reached: counted first
     out.push_back(v);
   };
   if (text.find('|') != std::string_view::npos) {
+    const auto n = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '|')) + 1;
+    if (n > kMaxDimValues) too_many(n, "");
+    out.reserve(n);
     size_t pos = 0;
     while (pos <= text.size()) {
       size_t bar = text.find('|', pos);
@@ -94,6 +101,20 @@ DimValues parse_values(const std::string &field, Dim d, std::string_view text) {
     }
     if (geometric && lo == 0)
       throw_invalid(where + ": '" + std::string(text) + "': a geometric range must start above 0");
+    std::uint64_t n = 0;
+    if (geometric) {
+      for (std::uint64_t v = lo; v <= hi && n <= kMaxDimValues; ++n) {  // at most 64 steps
+        if (v > hi / factor) {
+          ++n;
+          break;
+        }
+        v *= factor;
+      }
+    } else {
+      n = (hi - lo) / step + 1;
+    }
+    if (n > kMaxDimValues) too_many(n, geometric ? "" : " (use a larger step, or a factor: LOW-HIGH:x2)");
+    out.reserve(n);
     for (std::uint64_t v = lo; v <= hi;) {
       push(v);
       const std::uint64_t next = geometric ? v * factor : v + step;
@@ -173,6 +194,9 @@ SpaceSpec SpaceSpec::parse(std::string_view text, std::string_view field) {
                   ": empty space; allowed: comma-separated DIMENSION=VALUES items with "
                   "DIMENSION one of " +
                   kAllowedDims);
+  if (text.size() > kMaxSpaceText)
+    throw_invalid(f + ": the space is " + std::to_string(text.size()) + " characters long; at most " +
+                  std::to_string(kMaxSpaceText) + " are allowed (use ranges: 1-64:x2)");
   SpaceSpec s;
   for (const auto &[key, value] : split_assignments(f, text, "VALUES")) {
     int found = -1;
@@ -271,6 +295,63 @@ Placement place(const Configuration &c) {
   return p;
 }
 
+bool fits(const Configuration &c, const NodeType &t) {
+  const long long n = c.counts.nodes, w = c.counts.workers, sv = c.counts.servers, r = w + sv;
+  if (n < 1 || w < 1 || sv < 0 || n > r || c.worker.cpus < 1 || c.server.cpus < 1 ||
+      c.worker.mem_mb < 1 || c.server.mem_mb < 1 || c.worker.gpus < 0)
+    return false;
+  if (n > t.count) return false;
+  // Node i holds ranks [start(i), start(i + 1)): the first r % n nodes one more than the others.
+  const long long q = r / n, extra = r % n;
+  auto start = [&](long long i) { return i * q + std::min(i, extra); };
+  auto node_of = [&](long long rank) {
+    const long long big = extra * (q + 1);
+    return rank < big ? rank / (q + 1) : extra + (rank - big) / q;
+  };
+  auto node_ok = [&](long long i) {
+    if (i < 0 || i >= n) return true;
+    const long long b = start(i), e = start(i + 1);
+    const long long wi = std::max(0LL, std::min(e, w) - b), si = (e - b) - wi;
+    const long long cpus = wi * c.worker.cpus + si * c.server.cpus;
+    const unsigned long long mem = static_cast<unsigned long long>(wi) * c.worker.mem_mb +
+                                   static_cast<unsigned long long>(si) * c.server.mem_mb;
+    const long long gpus = wi * c.worker.gpus;
+    return cpus <= t.cpus && mem <= t.mem_mb && gpus <= t.gpus;
+  };
+  // The runs of equal nodes start at node 0, at the first node of one rank fewer (extra), at the
+  // node holding the first server (possibly mixed) and at the one after it.
+  if (!node_ok(0) || !node_ok(extra)) return false;
+  if (sv > 0 && (!node_ok(node_of(w)) || !node_ok(node_of(w) + 1))) return false;
+  return true;
+}
+
+double space_combinations(const SpaceSpec &space, std::size_t node_types) {
+  auto count = [&](Dim d) { return space.has(d) ? static_cast<double>(space.given(d).size()) : 1.0; };
+  // ps = 0 collapses the server dimensions, so those combinations count once.
+  const bool has_zero_ps = !space.has(Dim::ps) || space.given(Dim::ps).front() == 0;
+  const double server_combos = count(Dim::cpus_per_ps) * count(Dim::mem_per_ps);
+  return static_cast<double>(node_types) * count(Dim::nodes) * count(Dim::workers) *
+         count(Dim::cpus_per_worker) * count(Dim::mem_per_worker) * count(Dim::gpus_per_worker) *
+         ((has_zero_ps ? 1.0 : 0.0) + (count(Dim::ps) - (has_zero_ps ? 1 : 0)) * server_combos);
+}
+
+void check_space_size(const SpaceSpec &space, std::size_t node_types, std::string_view field) {
+  const double combos = space_combinations(space, node_types);
+  if (combos <= static_cast<double>(kMaxCombinations)) return;
+  std::string parts;
+  for (int i = 0; i < kDimCount; ++i) {
+    const Dim d = static_cast<Dim>(i);
+    if (!space.has(d) || space.given(d).size() < 2) continue;
+    parts += (parts.empty() ? "" : " x ") + std::to_string(space.given(d).size()) + " " + dim_name(d);
+  }
+  if (node_types > 1) parts += (parts.empty() ? "" : " x ") + std::to_string(node_types) + " node types";
+  const std::string n = combos < 1e18 ? std::to_string(static_cast<std::uint64_t>(combos)) : format_double(combos);
+  throw_invalid((field.empty() ? std::string() : std::string(field) + ": ") + "the space has " + n +
+                " combinations (" + parts +
+                "); at most " + std::to_string(kMaxCombinations) +
+                " are allowed (narrow a range or use a step, e.g. 1-64:x2)");
+}
+
 std::string infeasible_reason(const Configuration &c, const NodeType &t) {
   // Structural checks first, without exceptions in the common case: enumerate() calls this for
   // every combination, and many have more nodes than ranks.
@@ -307,6 +388,18 @@ std::string infeasible_reason(const Configuration &c, const NodeType &t) {
 
 std::vector<Candidate> enumerate(const SpaceSpec &space, const Inventory &inventory,
                                  const EnumerateOptions &options) {
+  std::vector<Candidate> out;
+  enumerate_each(space, inventory, options, [&](const Candidate &c) {
+    if (out.size() >= options.max_candidates)
+      throw_invalid("the space has more than " + std::to_string(options.max_candidates) +
+                    " feasible configurations (narrow a range or use a step)");
+    out.push_back(c);
+  });
+  return out;
+}
+
+std::size_t enumerate_each(const SpaceSpec &space, const Inventory &inventory, const EnumerateOptions &options,
+                           const std::function<void(const Candidate &)> &visit) {
   inventory.validate();
   std::array<DimValues, kDimCount> vals;
   const Configuration def;
@@ -343,18 +436,9 @@ std::vector<Candidate> enumerate(const SpaceSpec &space, const Inventory &invent
         break;
     }
   }
-  // ps = 0 collapses the server dimensions, so count those combinations separately.
-  const bool has_zero_ps = vals[2].front() == 0;
-  const double server_combos = static_cast<double>(vals[6].size()) * vals[7].size();
-  double combos =
-      static_cast<double>(inventory.types.size()) * vals[0].size() * vals[1].size() *
-      vals[3].size() * vals[4].size() * vals[5].size() *
-      ((has_zero_ps ? 1.0 : 0.0) + (vals[2].size() - (has_zero_ps ? 1 : 0)) * server_combos);
-  if (combos > static_cast<double>(kMaxCombinations))
-    throw_invalid("the space has " + format_double(combos) + " combinations; at most " +
-                  std::to_string(kMaxCombinations) + " are allowed (narrow a range or use a step)");
+  check_space_size(space, inventory.types.size(), "");
 
-  std::vector<Candidate> out;
+  std::size_t visited = 0;
   std::string first_reason;
   for (size_t ti = 0; ti < inventory.types.size(); ++ti) {
     const NodeType &t = inventory.types[ti];
@@ -383,21 +467,17 @@ std::vector<Candidate> enumerate(const SpaceSpec &space, const Inventory &invent
                     c.worker.gpus = static_cast<int>(gpw);
                     c.server.cpus = static_cast<int>(vals[6][cps_i]);
                     c.server.mem_mb = vals[7][mps_i];
-                    std::string why = infeasible_reason(c, t);
-                    if (!why.empty()) {
-                      if (first_reason.empty()) first_reason = c.format() + ": " + why;
+                    if (!fits(c, t)) {
+                      if (first_reason.empty()) first_reason = c.format() + ": " + infeasible_reason(c, t);
                       continue;
                     }
-                    if (out.size() >= options.max_candidates)
-                      throw_invalid("the space has more than " +
-                                    std::to_string(options.max_candidates) +
-                                    " feasible configurations (narrow a range or use a step)");
-                    out.push_back({c, ti, t.billing_weight * static_cast<double>(nodes)});
+                    visit(Candidate{c, ti, t.billing_weight * static_cast<double>(nodes)});
+                    ++visited;
                   }
   }
-  if (out.empty())
+  if (visited == 0)
     throw_invalid("no configuration of the space fits the cluster (e.g. " + first_reason + ")");
-  return out;
+  return visited;
 }
 
 }  // namespace autotune

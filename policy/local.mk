@@ -8,11 +8,13 @@ policy_libautotune_policy_la_SOURCES = \
 	policy/include/autotune/adjust.hpp \
 	policy/include/autotune/class_extra.hpp \
 	policy/include/autotune/limits.hpp \
+	policy/include/autotune/retention.hpp \
 	policy/include/autotune/steps.hpp \
 	policy/include/autotune/tuner.hpp \
 	policy/adjust.cc \
 	policy/class_extra.cc \
 	policy/limits.cc \
+	policy/retention.cc \
 	policy/steps.cc \
 	policy/tuner.cc
 policy_libautotune_policy_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
@@ -22,6 +24,7 @@ check_PROGRAMS += tests/unit/policy_test
 tests_unit_policy_test_SOURCES = \
 	tests/unit/class_extra_test.cc \
 	tests/unit/limits_test.cc \
+	tests/unit/retention_test.cc \
 	tests/unit/tuner_test.cc
 tests_unit_policy_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) $(GTEST_CFLAGS)
 tests_unit_policy_test_LDADD = $(AT_SUBMIT_API) $(AT_CAPI) $(AT_ALL) $(GTEST_LIBS)

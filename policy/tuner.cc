@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "autotune/error.hpp"
 #include "autotune/objective.hpp"
 #include "autotune/design.hpp"
+#include "autotune/rng.hpp"
 #include "autotune/units.hpp"
 
 namespace autotune {
@@ -101,6 +103,9 @@ std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory,
 
 namespace {
 
+// The stream of the class's seed that samples job_submit's design pool (design.cc uses 1-3).
+constexpr std::uint64_t kStreamPool = 4;
+
 bool fits_slurm_request(const Configuration &c, const NodeType &t) {
   const SlurmRequest r = slurm_request(c);
   return r.cpus_per_node() <= t.cpus && r.mem_per_node_mb() <= t.mem_mb &&
@@ -112,8 +117,10 @@ struct Scored {
   double score;
 };
 
-// The problem of class `c`, whose extra settings are `x`.
-ClassProblem problem_of(const ClassRecord &c, ClassExtra x) {
+// The problem of class `c`, whose extra settings are `x`.  With `pool` > 0, the candidates are a
+// seeded uniform sample of at most `pool` of the feasible configurations (in enumeration order),
+// so that what follows the walk costs no more than `pool` candidates do.
+ClassProblem problem_of(const ClassRecord &c, ClassExtra x, std::size_t pool = 0) {
   ClassProblem p;
   if (!x.space.empty()) p.space = SpaceSpec::parse(x.space, "class space");  // empty: built-in defaults
   p.inventory = x.inventory;
@@ -123,17 +130,32 @@ ClassProblem problem_of(const ClassRecord &c, ClassExtra x) {
   p.settings = std::move(x);
   if (p.inventory.types.empty()) throw Error(Errc::corrupt, "class " + c.name + ": no node types recorded");
   p.inventory.validate();
-  std::vector<Candidate> all = enumerate(p.space, p.inventory);
   std::string over_limit;  // why the first configuration that fits the nodes breaks a limit
-  for (auto &cand : all) {
-    if (!fits_slurm_request(cand.config, p.inventory.types[cand.node_type])) continue;
-    if (std::string why = p.limits.violation(slurm_request(cand.config)); !why.empty()) {
-      if (over_limit.empty()) over_limit = cand.config.format() + " " + why;
-      continue;
+  const bool limited = p.limits.any() || p.limits.accounting.any();
+  std::size_t kept = 0;  // candidates within the limits so far
+  Rng rng(p.settings.seed, kStreamPool);
+  EnumerateOptions all;
+  all.max_candidates = std::numeric_limits<std::size_t>::max();
+  enumerate_each(p.space, p.inventory, all, [&](const Candidate &cand) {
+    if (!fits_slurm_request(cand.config, p.inventory.types[cand.node_type])) return;
+    if (limited)
+      if (std::string why = p.limits.violation(slurm_request(cand.config)); !why.empty()) {
+        if (over_limit.empty()) over_limit = cand.config.format() + " " + why;
+        return;
+      }
+    ++kept;
+    if (pool == 0 || p.candidates.size() < pool) {
+      p.candidates.push_back(cand);
+      if (pool) p.candidates.back().billing_rate = static_cast<double>(kept - 1);  // its place, for the order
+    } else if (const std::uint64_t j = rng.below(kept); j < pool) {  // reservoir sampling
+      p.candidates[j] = cand;
+      p.candidates[j].billing_rate = static_cast<double>(kept - 1);
     }
-    cand.billing_rate = billing_rate(cand.config, p.billing);
-    p.candidates.push_back(std::move(cand));
-  }
+  });
+  if (pool)
+    std::sort(p.candidates.begin(), p.candidates.end(),
+              [](const Candidate &a, const Candidate &b) { return a.billing_rate < b.billing_rate; });
+  for (auto &cand : p.candidates) cand.billing_rate = billing_rate(cand.config, p.billing);
   if (p.candidates.empty() && !over_limit.empty()) {
     const bool part = p.limits.any(), acct = p.limits.accounting.any();
     std::string which, elsewhere;
@@ -194,10 +216,11 @@ std::optional<TimeCost> time_cost(const ClassProblem &p, const TrialRecord &t) {
 
 // ---- decisions --------------------------------------------------------------------------------
 
-Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf & /*conf*/,
-                ProposeFn propose) {
-  ClassExtra x = class_extra(c);
-  const ClassProblem p = problem_of(c, x);
+namespace {
+
+// decide() on the problem `p` of class `c`, whose settings are `x`.
+Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, const std::vector<TrialRecord> &trials,
+                   ProposeFn propose) {
   const double change_margin = x.change_margin;
   const double drift_threshold = x.drift_threshold;
   const int drift_confirm = std::max(1, x.drift_confirm);
@@ -416,6 +439,21 @@ Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, co
     d.queue.push_back(std::move(r));
   }
   return d;
+}
+
+}  // namespace
+
+Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf & /*conf*/,
+                ProposeFn propose) {
+  ClassExtra x = class_extra(c);
+  const ClassProblem p = problem_of(c, x);
+  return decide_on(c, std::move(x), p, trials, propose);
+}
+
+Decision decide_new_class(const ClassRecord &c, ProposeFn propose, std::size_t pool) {
+  ClassExtra x = class_extra(c);
+  const ClassProblem p = problem_of(c, x, pool);
+  return decide_on(c, std::move(x), p, {}, propose);
 }
 
 Decision refit(Store &store, std::int64_t class_id, const Conf &conf, ProposeFn propose, int attempts) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -107,6 +108,15 @@ CREATE INDEX trials_class_status ON trials (class_id, status);
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion,
               "one migration per schema version");
+
+// Indexes that only make queries faster: no query's result depends on them, so they are not part
+// of a schema version.  Every writer that opens the store creates those missing (a store of any
+// version gets them the first time job_submit or ingest opens it; read-only openers do without).
+const char *const kIndexes[] = {
+    // find_shared_class(), list_shared_classes(): by name among the few shared classes, instead
+    // of a scan of every class (job_submit looks for one whenever a user's class is new).
+    "CREATE INDEX IF NOT EXISTS classes_shared_name ON classes (name) WHERE shared = 1",
+};
 
 const char kClassCols[] =
     "id, owner, name, shared, allow_users, space, gamma, budget, mode, probe_batches, extra, "
@@ -306,6 +316,8 @@ Store::Store(const std::string &path, Options options) : path_(path) {
     db.exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     txn.commit();
   }
+  if (!options.read_only)
+    for (const char *sql : kIndexes) db.exec(sql);
 }
 
 Store::~Store() = default;
@@ -343,6 +355,15 @@ std::optional<ClassRecord> Store::find_shared_class(std::string_view name) {
   s.bind(1, name);
   if (!s.step()) return std::nullopt;
   return read_class(s);
+}
+
+std::vector<ClassRecord> Store::list_shared_classes() {
+  std::vector<ClassRecord> out;
+  // '+': sort the few rows the partial index gives, rather than walk every class in the
+  // (owner, name) order of the unique index.
+  Stmt s(*db_, std::string("SELECT ") + kClassCols + " FROM classes WHERE shared = 1 ORDER BY +owner, +name");
+  while (s.step()) out.push_back(read_class(s));
+  return out;
 }
 
 std::vector<ClassRecord> Store::list_classes(std::optional<std::uint32_t> owner) {
@@ -600,6 +621,74 @@ bool Store::requeue_trial(std::int64_t trial_id) {
   const bool changed = change_trial(db, s);
   txn.commit();
   return changed;
+}
+
+PruneResult Store::prune_trials(const PrunePolicy &policy) {
+  if (policy.keep_last < 1) throw Error(Errc::invalid_argument, "prune: keep_last must be at least 1");
+  Db &db = *db_;
+  PruneResult out;
+  // Per class, what is kept whatever its age: the best trial, the incumbent of a retune, the last
+  // keep_last trials, and, while the class tunes, the trials of its current epoch.
+  struct Due {
+    std::int64_t id;
+    std::int64_t below_seq;  // trials with seq < this may go
+  };
+  std::vector<Due> due;
+  {
+    Stmt s(db,
+           "SELECT c.id, CASE WHEN c.state = 'tuning' THEN IFNULL(json_extract(c.extra, '$.epoch_start'), 0) END, "
+           "(SELECT MAX(seq) FROM trials t WHERE t.class_id = c.id), "
+           "(SELECT MIN(seq) FROM trials t WHERE t.class_id = c.id) FROM classes c ORDER BY c.id");
+    while (s.step()) {
+      if (s.is_null(2)) continue;  // no trials
+      std::int64_t below = s.i64(2) - policy.keep_last + 1;
+      if (!s.is_null(1)) below = std::min(below, s.i64(1));
+      if (below <= s.i64(3)) continue;  // nothing old enough by position
+      due.push_back({s.i64(0), below});
+    }
+  }
+  const std::size_t batch = policy.batch > 0 ? policy.batch : 2000;
+  std::size_t in_txn = 0;
+  std::optional<Txn> txn;
+  for (const Due &d : due) {
+    bool changed = false;
+    for (;;) {  // this class, in as many transactions as it takes
+      if (policy.max_trials && out.trials >= policy.max_trials) {
+        out.complete = false;
+        break;
+      }
+      if (!txn) txn.emplace(db, Txn::Kind::write);
+      std::size_t room = batch - in_txn;
+      if (policy.max_trials) room = std::min(room, policy.max_trials - out.trials);
+      Stmt del(db,
+               "DELETE FROM trials WHERE id IN (SELECT id FROM trials WHERE class_id = ?1 AND seq < ?2 "
+               "AND status IN ('done', 'failed', 'timeout', 'cancelled') AND ended < ?3 "
+               "AND id IS NOT (SELECT best_trial FROM classes WHERE id = ?1) "
+               "AND id IS NOT (SELECT json_extract(extra, '$.incumbent') FROM classes WHERE id = ?1) "
+               "ORDER BY seq LIMIT ?4)");
+      // The best and the incumbent are read in the same transaction as the deletion: a refit
+      // between the read above and here may have changed them.
+      del.bind(1, d.id).bind(2, d.below_seq).bind(3, policy.ended_before).bind(4, static_cast<std::int64_t>(room));
+      del.run();
+      const auto n = static_cast<std::size_t>(db.changes());
+      if (n > 0) {
+        bump(db, d.id);
+        out.trials += n;
+        in_txn += n;
+        changed = true;
+      }
+      if (in_txn >= batch) {
+        txn->commit();
+        txn.reset();
+        in_txn = 0;
+      }
+      if (n < room) break;  // the class has nothing more that is due
+    }
+    if (changed) ++out.classes;
+    if (!out.complete) break;
+  }
+  if (txn) txn->commit();
+  return out;
 }
 
 std::vector<Recommendation> Store::queue(std::int64_t class_id) {

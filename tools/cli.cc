@@ -33,8 +33,14 @@ uid_t slurm_user_uid() {
 }
 
 std::string user_name(uid_t uid) {
-  if (struct passwd *pw = getpwuid(uid)) return pw->pw_name;
-  return std::to_string(uid);
+  // Remembered: a listing of many classes names the same owners again and again, and each
+  // getpwuid() may read the whole user database.
+  static std::map<uid_t, std::string> known;
+  if (auto it = known.find(uid); it != known.end()) return it->second;
+  std::string name = std::to_string(uid);
+  if (struct passwd *pw = getpwuid(uid)) name = pw->pw_name;
+  if (known.size() < 65536) known.emplace(uid, name);
+  return name;
 }
 
 uid_t resolve_user(const std::string &s) {

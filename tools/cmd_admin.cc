@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <ctime>
 
 #include "args.hpp"
 #include "autotune/error.hpp"
@@ -33,7 +34,13 @@ const char kAdminUsage[] =
     "                            set them (1 = as fast as the median, below SlowNodeThreshold =\n"
     "                            left out of autotune jobs by select/autotune)\n"
     "  check                     the store's integrity check (SQLite's integrity_check and\n"
-    "                            foreign_key_check): exit 0 when it is whole, 1 naming the damage\n";
+    "                            foreign_key_check): exit 0 when it is whole, 1 naming the damage\n"
+    "  prune [--days D] [--keep-last N]\n"
+    "                            remove finished trials that ended more than D days ago\n"
+    "                            (TrialRetentionDays), keeping each class's best trial, its last\n"
+    "                            N trials (TrialRetainLast) and the trials of a running search;\n"
+    "                            ingest does the same at most once an hour when\n"
+    "                            TrialRetentionDays is set\n";
 
 // mkdir -p with an owner and a mode for the last component.
 void make_dir(const std::string &path, uid_t uid, gid_t gid, mode_t mode) {
@@ -131,7 +138,7 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
     Store store = open_store(caller, conf, false);
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"CLASS", "OWNER", "STATE", "TRIALS", "BEST CONFIGURATION", "SCORE", "STOPPED BY"});
-    for (const auto &c : store.list_classes()) rows.push_back(status_row(make_view(store, c)));
+    for (const auto &c : store.list_classes()) rows.push_back(status_row(summary_view(store, c)));
     std::fputs(format_table(rows).c_str(), stdout);
     return 0;
   }
@@ -157,6 +164,25 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
     for (const auto &n : store.node_speeds())
       rows.push_back({log_escape(n.node), num(n.score, 3), std::to_string(n.samples), timestamp(n.updated)});
     std::fputs(format_table(rows).c_str(), stdout);
+    return 0;
+  }
+  if (sub == "prune") {
+    Args a(argc - 2, argv + 2, {"days", "keep-last"}, {}, prog);
+    a.expect_positional(0, "");
+    const double now = static_cast<double>(::time(nullptr));
+    int days = conf.tuner.trial_retention_days;
+    if (auto v = a.value("days")) days = static_cast<int>(parse_int("--days", *v, 1, 36500));
+    if (days <= 0)
+      throw_invalid("prune: no retention: set TrialRetentionDays in autotune.conf or give --days D (1-36500)");
+    PrunePolicy p;
+    p.ended_before = now - 86400.0 * days;
+    p.keep_last = conf.tuner.trial_retain_last;
+    if (auto v = a.value("keep-last")) p.keep_last = static_cast<int>(parse_int("--keep-last", *v, 1, 1000000));
+    Store store = open_store(caller, conf, true);
+    const PruneResult r = store.prune_trials(p);
+    std::printf("pruned %zu trials of %zu classes (finished more than %d days ago; kept each class's best, its last %d "
+                "trials and the trials of a running search)\n",
+                r.trials, r.classes, days, p.keep_last);
     return 0;
   }
   if (sub == "check") {

@@ -39,6 +39,7 @@
 #include "autotune/journal.hpp"
 #include "autotune/log.hpp"
 #include "autotune/result.hpp"
+#include "autotune/retention.hpp"
 #include "autotune/tuner.hpp"
 #include "autotune/units.hpp"
 #include "commands.hpp"
@@ -660,6 +661,13 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
       }
     }
     log_refit(who, d);
+  }
+  try {  // the job is recorded: a failed prune is only logged (the next ingest tries again)
+    if (auto p = prune_if_due(store, conf, static_cast<double>(time(nullptr)), prune_stamp_path(conf)); p && p->trials)
+      log_line("retention: pruned " + std::to_string(p->trials) + " finished trials of " + std::to_string(p->classes) +
+               " classes (TrialRetentionDays=" + std::to_string(conf.tuner.trial_retention_days) + ")");
+  } catch (const Error &e) {
+    log_line("retention: " + std::string(e.what()));
   }
   return 0;
 }

@@ -39,11 +39,11 @@ int cmd_status(const Caller &caller, int argc, char **argv) {
       classes = store.list_classes();
     } else {
       classes = store.list_classes(who);
-      for (auto &c : store.list_classes())  // shared classes are visible to everybody
-        if (c.shared && c.owner != who) classes.push_back(c);
+      for (auto &c : store.list_shared_classes())  // shared classes are visible to everybody
+        if (c.owner != who) classes.push_back(c);
     }
     std::vector<ClassView> views;
-    for (auto &c : classes) views.push_back(make_view(store, c));
+    for (auto &c : classes) views.push_back(summary_view(store, c));
     if (a.flag("json")) {
       nlohmann::json j = nlohmann::json::array();
       for (auto &v : views) j.push_back(view_json(v, false));

@@ -33,6 +33,17 @@ ClassView make_view(Store &store, const ClassRecord &c) {
   return v;
 }
 
+ClassView summary_view(Store &store, const ClassRecord &c) {
+  if (!c.best_trial) return make_view(store, c);  // the lowest score so far: read the trials
+  std::optional<TrialRecord> best = store.trial(*c.best_trial);
+  if (!best || best->class_id != c.id) return make_view(store, c);
+  ClassView v;
+  v.cls = c;
+  v.used = store.count_trials(c.id, {TrialStatus::done, TrialStatus::failed, TrialStatus::timeout});
+  v.best = std::move(best);
+  return v;
+}
+
 std::vector<std::string> status_row(const ClassView &v) {
   const ClassRecord &c = v.cls;
   std::string score = "-", config = "-";

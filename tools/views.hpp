@@ -22,6 +22,10 @@ struct ClassView {
 };
 
 ClassView make_view(Store &store, const ClassRecord &c);
+// What `autotune status` and `autotune admin list` show (used and best only; no trials, queue or
+// runner-up): two indexed lookups when the class has a best trial recorded, instead of reading
+// every trial, so that a store of many classes lists in time proportional to the classes.
+ClassView summary_view(Store &store, const ClassRecord &c);
 // One row of `autotune status`.
 std::vector<std::string> status_row(const ClassView &v);
 // JSON: the class; with `full`, every trial and the queue: the export's writer

@@ -96,7 +96,9 @@ TEST(SpaceSpec, BadSpecsNameTheDimension) {
       {"nodes=1-",
        "--autotune-space: nodes: '1-' is not a range; allowed: a number (4), a range (1-8, 2-16:2, "
        "1-16:x2) or a set (1|2|4)"},
-      {"workers=1-100000", "--autotune-space: workers: '1-100000' has more than 4096 values"},
+      {"workers=1-100000",
+       "--autotune-space: workers: '1-100000' has 100000 values; at most 4096 are allowed per dimension "
+       "(use a larger step, or a factor: LOW-HIGH:x2)"},
   };
   for (const auto &c : cases) EXPECT_EQ(error_of(c.spec), c.message) << c.spec;
   try {
@@ -215,6 +217,128 @@ TEST(Enumerate, KeepsOnlyFeasibleConfigurations) {
   }
   // Too large.
   EXPECT_THROW(enumerate(SpaceSpec::parse("nodes=1-4096,workers=1-4096"), inv), Error);
+}
+
+// job_submit's bounds: every size is refused before it is allocated or enumerated, and the
+// message names the limit and what the space asked for.
+TEST(SpaceBounds, TextLongerThanTheLimitIsRefusedUnparsed) {
+  std::string text = "nodes=1";
+  while (text.size() <= kMaxSpaceText) text += ",nodes=1";
+  try {
+    SpaceSpec::parse(text);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()), "--autotune-space: the space is " + std::to_string(text.size()) +
+                                         " characters long; at most 4096 are allowed (use ranges: 1-64:x2)");
+  }
+  // At the limit: parsed (and refused for what it says, here a repeated key).
+  text.resize(kMaxSpaceText);
+  while (text.back() != '1') text.pop_back();
+  try {
+    SpaceSpec::parse(text);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("nodes: given twice"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SpaceBounds, ValuesPerDimensionAreCountedBeforeExpanding) {
+  auto error_of = [](const std::string &spec) {
+    try {
+      SpaceSpec::parse(spec);
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  // The largest ranges each dimension accepts as values: counted, not expanded.
+  EXPECT_EQ(error_of("mem-per-worker=1M-1073741824M:1M"),
+            "--autotune-space: mem-per-worker: '1M-1073741824M:1M' has 1073741824 values; at most 4096 are "
+            "allowed per dimension (use a larger step, or a factor: LOW-HIGH:x2)");
+  EXPECT_EQ(error_of("ps=0-1000000"),
+            "--autotune-space: ps: '0-1000000' has 1000001 values; at most 4096 are allowed per dimension "
+            "(use a larger step, or a factor: LOW-HIGH:x2)");
+  // Exactly the limit is accepted; one more is not.
+  EXPECT_EQ(error_of("workers=1-4096"), "accepted");
+  EXPECT_EQ(error_of("workers=2-8194:2"), "--autotune-space: workers: '2-8194:2' has 4097 values; at most 4096 "
+                                          "are allowed per dimension (use a larger step, or a factor: LOW-HIGH:x2)");
+  EXPECT_EQ(SpaceSpec::parse("workers=2-8192:2").given(Dim::workers).size(), 4096u);
+  // Geometric ranges have few values whatever their ends.
+  EXPECT_EQ(SpaceSpec::parse("mem-per-worker=1M-1073741824M").given(Dim::mem_per_worker).size(), 31u);
+  EXPECT_EQ(SpaceSpec::parse("workers=1-1000000:x2").given(Dim::workers).size(), 20u);
+  // A set within the text limit has at most 2045 values ("nodes=1|2|..."): accepted.
+  std::string set = "nodes=1";
+  for (int i = 2; set.size() + 2 <= kMaxSpaceText; ++i) set += "|1";
+  EXPECT_EQ(error_of(set), "accepted");
+  EXPECT_EQ(SpaceSpec::parse(set).given(Dim::nodes).size(), 1u);
+}
+
+TEST(SpaceBounds, CombinationsAreCountedBeforeEnumerating) {
+  EXPECT_EQ(space_combinations(SpaceSpec::parse("nodes=1-4,workers=1-8")), 32.0);
+  EXPECT_EQ(space_combinations(SpaceSpec::parse("nodes=1-4,workers=1-8"), 3), 96.0);
+  // ps = 0 collapses the server dimensions: 1 + 2 x (2 x 3).
+  EXPECT_EQ(space_combinations(SpaceSpec::parse("ps=0-2,cpus-per-ps=1-2,mem-per-ps=256M|512M|1G")), 13.0);
+  EXPECT_EQ(space_combinations(SpaceSpec{}), 1.0);
+  // At the limit: accepted.
+  const SpaceSpec at = SpaceSpec::parse("nodes=1-4,workers=4-253,mem-per-worker=1M-20M:1M");
+  EXPECT_EQ(space_combinations(at), static_cast<double>(kMaxCombinations));
+  EXPECT_NO_THROW(check_space_size(at));
+  try {
+    check_space_size(at, 2);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--autotune-space: the space has 40000 combinations (4 nodes x 250 workers x 20 mem-per-worker x 2 "
+              "node types); at most 20000 are allowed (narrow a range or use a step, e.g. 1-64:x2)");
+  }
+  // Eight dimensions at their largest: the count does not overflow, and nothing is enumerated.
+  const SpaceSpec huge = SpaceSpec::parse(
+      "nodes=1-4096,workers=1-4096,ps=1-4096,cpus-per-worker=1-4096,mem-per-worker=1M-4096M:1M,"
+      "gpus-per-worker=0-64,cpus-per-ps=1-4096,mem-per-ps=1M-4096M:1M");
+  try {
+    check_space_size(huge, 1, "--autotune-space");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--autotune-space: the space has 1.2572828523992143e+27 combinations", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("combinations (4096 nodes x 4096 workers x 4096 ps x 4096 cpus-per-worker"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("at most 20000 are allowed"), std::string::npos) << e.what();
+  }
+  Inventory inv;
+  inv.types.push_back({"big", 4096, 256, 1u << 20, 8, {}, 1.0});
+  try {
+    enumerate(huge, inv);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("the space has ", 0), 0u) << e.what();
+  }
+}
+
+TEST(SpaceBounds, FitsAgreesWithInfeasibleReason) {
+  // fits() looks at a few nodes only; infeasible_reason() at every node.  Same verdict everywhere.
+  const std::vector<NodeType> types = {{"a", 3, 8, 16 * 1024, 2, {}, 1.0}, {"b", 8, 5, 7000, 0, {}, 1.0}};
+  int checked = 0, fit = 0;
+  for (const NodeType &t : types)
+    for (int n = 0; n <= 9; ++n)
+      for (int w = 0; w <= 12; ++w)
+        for (int s = 0; s <= 7; ++s)
+          for (int wc : {1, 2, 3})
+            for (int sc : {1, 4})
+              for (std::uint64_t wm : {1000u, 2500u})
+                for (std::uint64_t sm : {1u, 6000u})
+                  for (int g : {0, 1}) {
+                    Configuration c;
+                    c.counts = {n, w, s};
+                    c.worker = {wc, wm, g};
+                    c.server = {sc, sm, 0};
+                    const bool f = fits(c, t);
+                    ASSERT_EQ(f, infeasible_reason(c, t).empty()) << c.format() << " on " << t.name;
+                    ++checked;
+                    fit += f;
+                  }
+  EXPECT_GT(fit, 100);
+  EXPECT_GT(checked - fit, 100);
 }
 
 TEST(CandidateSet, EncodesOnUnitScalesWithTotals) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "autotune/error.hpp"
 
@@ -117,6 +118,39 @@ TEST_F(StoreTest, SharedClassesAreSeparateAndUnique) {
   EXPECT_TRUE(s.find_shared_class("resnet"));
   EXPECT_FALSE(s.find_class(0, "resnet")) << "find_class looks at private classes only";
   EXPECT_EQ(code_of([&] { s.ensure_class(5, "resnet", settings(), true); }), Errc::invalid_argument);
+}
+
+TEST_F(StoreTest, SharedClassesAreListedThroughTheirIndex) {
+  {
+    Store s = open();
+    s.ensure_class(7, "mine", settings());
+    s.ensure_class(0, "zeta", settings(), true);
+    s.ensure_class(3, "alpha", settings(), true);
+    std::vector<std::string> names;
+    for (const auto &c : s.list_shared_classes()) names.push_back(std::to_string(c.owner) + "/" + c.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"0/zeta", "3/alpha"}));
+  }
+  // A store made before the index existed gets it from the next writer that opens it.
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP INDEX classes_shared_name", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto has_index = [&] {
+    sqlite3 *d = nullptr;
+    sqlite3_open_v2(path_.c_str(), &d, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt *st = nullptr;
+    sqlite3_prepare_v2(d, "SELECT count(*) FROM sqlite_master WHERE name = 'classes_shared_name'", -1, &st, nullptr);
+    sqlite3_step(st);
+    const bool found = sqlite3_column_int(st, 0) == 1;
+    sqlite3_finalize(st);
+    sqlite3_close(d);
+    return found;
+  };
+  EXPECT_FALSE(has_index());
+  { Store reader(path_, {false, true, 1000}); EXPECT_EQ(reader.list_shared_classes().size(), 2u); }
+  EXPECT_FALSE(has_index()) << "a reader changes nothing";
+  { Store writer = open(false); }
+  EXPECT_TRUE(has_index());
 }
 
 TEST_F(StoreTest, TakeRecommendationPopsInOrderAndRecordsPendingTrials) {

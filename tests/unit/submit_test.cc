@@ -7,11 +7,13 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "autotune/autotune.h"
 #include "autotune/config.hpp"
+#include "autotune/space.hpp"
 #include "autotune/store.hpp"
 #include "submit_fixture.hpp"
 
@@ -258,6 +260,77 @@ TEST_F(SubmitCache, HeterogeneousJobsAreRefused) {
   const at_submit_decision one = submit_env(kUid, {"AUTOTUNE_CLASS=het"});
   EXPECT_NE(std::string(one.admin_comment).find("class=het trial=1 "), std::string::npos)
       << "the refused components took no trial: " << one.admin_comment;
+}
+
+// job_submit's bounds: every --autotune* value is refused, before it is parsed or enumerated, when
+// it is larger than the documented limit, with a message naming the limit and what was asked for;
+// nothing is stored for a refused job.
+TEST_F(SubmitCache, ValuesBeyondTheLimitsAreRefusedNamingTheLimit) {
+  struct Case {
+    std::vector<std::string> env;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"AUTOTUNE_CLASS=big", "AUTOTUNE_SPACE=nodes=1-5,workers=1-4050"},
+       "--autotune-space: the space has 20250 combinations (5 nodes x 4050 workers); at most 20000 are allowed "
+       "(narrow a range or use a step, e.g. 1-64:x2)"},
+      {{"AUTOTUNE_CLASS=big", "AUTOTUNE_SPACE=workers=1-1000000"},
+       "--autotune-space: workers: '1-1000000' has 1000000 values; at most 4096 are allowed per dimension (use a "
+       "larger step, or a factor: LOW-HIGH:x2)"},
+      {{"AUTOTUNE_CLASS=big", "AUTOTUNE_SPACE=" + std::string(4097, 'n')},
+       "--autotune-space: the value is longer than 4096 characters; at most 4096 are allowed"},
+      {{"AUTOTUNE_CLASS=big", "AUTOTUNE_GAMMA=0." + std::string(63, '5')},
+       "--autotune-gamma: the value is longer than 64 characters; at most 64 are allowed"},
+      {{"AUTOTUNE_CLASS=big", "AUTOTUNE_BUDGET=" + std::string(65, '1')},
+       "--autotune-budget: the value is longer than 64 characters; at most 64 are allowed"},
+      {{"AUTOTUNE_CLASS=big", "AUTOTUNE_MODE=" + std::string(100000, 'j')},
+       "--autotune-mode: the value is longer than 64 characters; at most 64 are allowed"},
+      {{"AUTOTUNE_CLASS=big", "AUTOTUNE_PROBE_BATCHES=" + std::string(65, '1')},
+       "--autotune-probe-batches: the value is longer than 64 characters; at most 64 are allowed"},
+      {{"AUTOTUNE_CLASS=" + std::string(4097, 'c')},
+       "--autotune: the class name is longer than 4096 characters; allowed: 1-64 characters from A-Z a-z 0-9 . _ -"},
+      {{"AUTOTUNE_CLASS=" + std::string(65, 'c')},
+       "--autotune: the class name is 65 characters long; allowed: 1-64 characters from A-Z a-z 0-9 . _ -"},
+  };
+  for (const Case &c : cases) {
+    at_submit_decision d;
+    std::string err;
+    EXPECT_EQ(try_submit(kUid, c.env, &d, &err), AT_EINVAL) << c.message;
+    EXPECT_EQ(err, c.message);
+  }
+  // At the limits: accepted.
+  EXPECT_NE(std::string(submit_env(kUid, {"AUTOTUNE_CLASS=big", "AUTOTUNE_GAMMA=0." + std::string(62, '5')})
+                            .admin_comment)
+                .find("class=big trial=1 "),
+            std::string::npos);
+  Store s(Store::path_in(state_dir()), {false, false, 1000});
+  EXPECT_EQ(s.list_classes().size(), 1u) << "only the accepted job created a class";
+}
+
+TEST_F(SubmitCache, ALargeSpaceGetsItsFirstConfigurationsFromASample) {
+  // 4 x 4 x 2 x 250 = 8000 combinations; on four 2-CPU nodes of 4000 MB, more than kNewClassPool
+  // of them fit.  The new class's queue holds configurations of the space that fit the nodes.
+  const at_submit_decision d = submit_env(
+      kUid, {"AUTOTUNE_CLASS=wide", "AUTOTUNE_SPACE=nodes=1-4,workers=1-4,cpus-per-worker=1-2,mem-per-worker=1M-250M:1M"});
+  ASSERT_TRUE(d.rewrite);
+  Store s(Store::path_in(state_dir()), {false, false, 1000});
+  const auto c = s.find_class(kUid, "wide");
+  ASSERT_TRUE(c.has_value());
+  const auto queue = s.queue(c->id);
+  ASSERT_FALSE(queue.empty());
+  const NodeType node{"cpus2-mem4000", 4, 2, 4000, 0, {}, 1.0};
+  std::vector<std::string> configs = {s.trials(c->id).at(0).config};
+  for (const auto &r : queue) configs.push_back(r.config);
+  for (const auto &text : configs) {
+    const Configuration cfg = Configuration::parse(text);
+    EXPECT_TRUE(fits(cfg, node)) << text;
+    EXPECT_LE(cfg.worker.mem_mb, 250u) << text;
+    EXPECT_LE(cfg.counts.workers, 4) << text;
+  }
+  // Spread out: not all the same memory size (a sample of the whole space, not its first rows).
+  std::set<std::uint64_t> mems;
+  for (const auto &text : configs) mems.insert(Configuration::parse(text).worker.mem_mb);
+  EXPECT_GT(mems.size(), 1u);
 }
 
 }  // namespace

@@ -19,6 +19,8 @@ struct TunerConf {
   double node_speed_alpha = 0.3;      // NodeSpeedAlpha: weight of a new speed measurement
   double slow_node_threshold = 0.7;   // SlowNodeThreshold: slower than this is left out
   int submit_busy_timeout_ms = 50;    // SubmitBusyTimeout: job_submit's store lock wait
+  int trial_retention_days = 0;       // TrialRetentionDays: prune finished trials older (0: keep all)
+  int trial_retain_last = 20;         // TrialRetainLast: trials per class never pruned (the last ones)
 };
 
 // Takes the keys above from `raw`; throws Error(invalid_argument) "FILE:LINE: Key: ...".

@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,14 +63,21 @@ std::uint64_t dim_max(Dim d);
 // The values of one dimension, sorted ascending and distinct (memory in MB).
 using DimValues = std::vector<std::uint64_t>;
 
-// At most this many values per dimension, and this many combinations before feasibility.
+// Bounds on what a space may ask for, so that job_submit (inside slurmctld) does bounded work for
+// any --autotune-space: at most kMaxSpaceText characters of text, kMaxDimValues values per
+// dimension (counted before a range is expanded), and kMaxCombinations combinations before
+// feasibility (node types x the product of the dimensions' value counts, counted before anything
+// is enumerated).  Each is refused with a message naming the limit and what the space asked for.
+inline constexpr std::size_t kMaxSpaceText = 4096;
 inline constexpr std::size_t kMaxDimValues = 4096;
-inline constexpr std::uint64_t kMaxCombinations = 2000000;
+inline constexpr std::uint64_t kMaxCombinations = 20000;
 
 class SpaceSpec {
  public:
   // Parses the syntax above.  Throws Error(invalid_argument) with "FIELD: DIMENSION: ..." naming
-  // the dimension, quoting the value and saying what is allowed.
+  // the dimension, quoting the value and saying what is allowed; a text longer than kMaxSpaceText
+  // and a dimension of more than kMaxDimValues values are refused before anything is allocated
+  // for them.
   static SpaceSpec parse(std::string_view text, std::string_view field = "--autotune-space");
 
   bool has(Dim d) const { return dims_[static_cast<int>(d)].has_value(); }
@@ -97,6 +105,15 @@ class SpaceSpec {
 SpaceSpec restrict_space(const SpaceSpec &user, const SpaceSpec &defaults, const SpaceSpec &limits,
                          std::string_view field = "--autotune-space");
 
+// How many combinations enumerate() would look at for `space` on `node_types` node types (the
+// built-in default for a dimension not given; with ps = 0 the server dimensions collapse).  A
+// double: it may exceed every integer type for a space that is refused anyway.
+double space_combinations(const SpaceSpec &space, std::size_t node_types = 1);
+// Throws Error(invalid_argument) "FIELD: the space has N combinations (...); at most
+// kMaxCombinations are allowed ..." when space_combinations() exceeds kMaxCombinations.
+void check_space_size(const SpaceSpec &space, std::size_t node_types = 1,
+                      std::string_view field = "--autotune-space");
+
 // One kind of node of the cluster.
 struct NodeType {
   std::string name;
@@ -123,6 +140,11 @@ struct Placement {
 // Precondition: c.validate() holds (1 <= nodes <= ranks).
 Placement place(const Configuration &c);
 
+// Whether `c` fits on `t` by the rule above: the verdict of infeasible_reason(c, t).empty(), in
+// constant time and without allocating (only the first node of each run of nodes with the same
+// rank count and roles is looked at; the other nodes of a run carry the same load).
+bool fits(const Configuration &c, const NodeType &t);
+
 // Empty when `c` fits on `t` by the rule above, else why not ("needs 3 nodes, type 'small' has 2",
 // "node 0 needs 12 CPUs, type 'small' has 8", ...).
 std::string infeasible_reason(const Configuration &c, const NodeType &t);
@@ -141,9 +163,18 @@ struct EnumerateOptions {
 // Every feasible (configuration, node type) of the space, in a fixed order (node types in
 // inventory order, then dimensions in config.hpp order, each ascending).  When ps = 0 the server
 // dimensions are irrelevant and take their smallest value.  Throws Error(invalid_argument) when
-// the space has more than kMaxCombinations combinations or more than max_candidates feasible ones,
-// and when nothing is feasible (the message gives the reason for one rejected configuration).
+// the space has more than kMaxCombinations combinations (checked before enumerating anything) or
+// more than max_candidates feasible ones, and when nothing is feasible (the message gives the
+// reason for one rejected configuration).  Its work is bounded by kMaxCombinations constant-time
+// checks (fits()).
 std::vector<Candidate> enumerate(const SpaceSpec &space, const Inventory &inventory,
                                  const EnumerateOptions &options = {});
+
+// The same walk in the same order, handing each feasible candidate to `visit` instead of keeping
+// it (no memory in proportion to the space; options.max_candidates does not apply).  Returns how
+// many it visited; throws as enumerate() does when the space has too many combinations or nothing
+// is feasible.
+std::size_t enumerate_each(const SpaceSpec &space, const Inventory &inventory, const EnumerateOptions &options,
+                           const std::function<void(const Candidate &)> &visit);
 
 }  // namespace autotune

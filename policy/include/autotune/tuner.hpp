@@ -99,12 +99,23 @@ struct TimeCost {
 };
 std::optional<TimeCost> time_cost(const ClassProblem &p, const TrialRecord &t);
 
+// How many of a new class's feasible configurations job_submit draws its initial design from.
+inline constexpr std::size_t kNewClassPool = 256;
+
 // The tuner's decision for a class (pure).  `propose` computes the engine's next proposals:
 // autotune::propose (engine/optimizer.hpp, fits the model) in the tools that refit, or
 // propose_design (engine/design.hpp) where no model may be fitted (slurmctld creating a class,
 // which has no trial yet).  Every function below that decides takes it the same way.
 Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
                 ProposeFn propose);
+
+// The first decision of a class that has no trial yet, as decide() would make it, but with the
+// candidates a seeded sample of at most `pool` of the space's feasible configurations (all of
+// them when there are no more): what job_submit stores with a new class, so that its cost is
+// bounded by the walk over the space (kMaxCombinations constant-time checks) and `pool`
+// candidates, whatever the space's size.  The class's later decisions (refit, outside slurmctld)
+// use every candidate.  Throws as decide() does for a space with nothing feasible.
+Decision decide_new_class(const ClassRecord &c, ProposeFn propose, std::size_t pool = kNewClassPool);
 
 // Snapshot, decide, apply; retries up to `attempts` times when the class changed meanwhile.
 // Returns the decision applied.  Throws Error(busy) when every attempt lost the race.

@@ -125,6 +125,23 @@ struct Decision {
   std::optional<std::string> extra;                       // replaces ClassSettings::extra
 };
 
+// What Store::prune_trials() may remove: finished trials (done, failed, timeout, cancelled) that
+// ended before `ended_before` (unix seconds), except, per class, its best trial, the incumbent a
+// retune must beat, its last `keep_last` trials (the highest sequence numbers, whatever their
+// status), and every trial of the search epoch a tuning class is in.  Pending and running trials
+// are never pruned.
+struct PrunePolicy {
+  double ended_before = 0;
+  int keep_last = 20;          // >= 1
+  std::size_t max_trials = 0;  // stop after this many (0: no limit)
+  std::size_t batch = 2000;    // trials per write transaction (the write lock is held that long)
+};
+struct PruneResult {
+  std::size_t trials = 0;   // trials removed (with their measurements)
+  std::size_t classes = 0;  // classes that lost trials
+  bool complete = true;     // false when max_trials stopped it before everything due was removed
+};
+
 struct NodeSpeed {
   std::string node;
   double score = 1.0;  // relative speed: 1 = the median of its trials; < 1 slower
@@ -164,6 +181,8 @@ class Store {
   std::optional<ClassRecord> find_shared_class(std::string_view name);
   // All classes, or those of one owner; ordered by owner, name.
   std::vector<ClassRecord> list_classes(std::optional<std::uint32_t> owner = std::nullopt);
+  // The shared classes (an index, not a scan of every class); ordered by owner, name.
+  std::vector<ClassRecord> list_shared_classes();
   // Creates the class, or returns the existing one unchanged (settings are fixed at creation).
   ClassRecord ensure_class(std::uint32_t owner, std::string_view name, const ClassSettings &settings,
                            bool shared = false, bool allow_users = false);
@@ -199,6 +218,11 @@ class Store {
   // A running trial whose job was requeued (scontrol requeue, preemption): pending again until the
   // job's next run starts.  False (and nothing changed) when the trial has a final status.
   bool requeue_trial(std::int64_t trial_id);
+
+  // Removes old finished trials by `policy` (see PrunePolicy), in write transactions of at most
+  // policy.batch trials each, bumping each class it changes.  Cost: one read of the classes (an
+  // indexed range per class) and the deletions.
+  PruneResult prune_trials(const PrunePolicy &policy);
 
   // ---- recommendations
   std::vector<Recommendation> queue(std::int64_t class_id);
