@@ -277,6 +277,11 @@ ClassSettings settings_from(const at_submit_request *req, const Conf &conf, Spac
   if (const char *v = env_get(req, "AUTOTUNE_MODE")) s.mode = parse_class_mode("--autotune-mode", v);
   if (const char *v = env_get(req, "AUTOTUNE_PROBE_BATCHES"))
     s.probe_batches = static_cast<int>(parse_int("--autotune-probe-batches", v, 1, conf.tuner.max_probe_batches));
+  if (const char *v = env_get(req, "AUTOTUNE_METRIC")) s.metric = parse_class_metric("--autotune-metric", v);
+  if (s.metric == ClassMetric::time && s.mode == ClassMode::steps)
+    throw_invalid("--autotune-metric: 'time' measures a job's whole run, but in steps mode a trial is the first "
+                  "batches of a job step, measured by the throughput the program reports; use "
+                  "--autotune-metric=throughput (or leave it out) with --autotune-mode=steps, or mode jobs for time");
   if (const char *v = env_get(req, "AUTOTUNE_SPACE")) {
     *space = restrict_space(SpaceSpec::parse(v, "--autotune-space"), e.default_space, e.space_limits, "--autotune-space");
     s.space = space->format();
@@ -295,11 +300,15 @@ std::string comment_prefix(const ClassRecord &c) {
   return "autotune: class=" + c.name + (c.shared ? " (shared)" : "");
 }
 
+// The measure of the class, last in the AdminComment ("... metric=time"; ingest reads it).
+std::string metric_note(const ClassRecord &c) { return std::string(" metric=") + to_string(c.settings.metric); }
+
 void decide_job(const at_submit_request *req, at_submit_decision *out) {
   SubmitState &st = state();
   const char *cls = env_get(req, "AUTOTUNE_CLASS");
   if (!cls) {
-    for (const char *k : {"AUTOTUNE_GAMMA", "AUTOTUNE_BUDGET", "AUTOTUNE_MODE", "AUTOTUNE_PROBE_BATCHES", "AUTOTUNE_SPACE"})
+    for (const char *k : {"AUTOTUNE_GAMMA", "AUTOTUNE_BUDGET", "AUTOTUNE_MODE", "AUTOTUNE_PROBE_BATCHES", "AUTOTUNE_SPACE",
+                          "AUTOTUNE_METRIC"})
       if (env_get(req, k)) {
         std::string opt = std::string("--autotune-") + (k + 9);
         for (char &ch : opt) ch = (ch == '_') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -406,14 +415,14 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     const std::string prefix = comment;
     comment += " best config=" + best->config + " from " + std::to_string(used) + " trials";
     if (c->state == ClassState::stale) comment += " (stale: " + c->state_reason + ")";
-    copy(out->admin_comment, sizeof out->admin_comment, comment);
+    copy(out->admin_comment, sizeof out->admin_comment, comment + metric_note(*c));
     remember();
     if (const std::string why = over_limits(*out); !why.empty()) keep_within(store, *c, job_limits(), best->config, why, prefix, out);
     return;
   }
   if (c->settings.mode == ClassMode::steps && writable) {
     // The job tunes itself inside its allocation (autotune-run): its request stays as submitted.
-    copy(out->admin_comment, sizeof out->admin_comment, comment + " mode=steps: tunes inside its allocation");
+    copy(out->admin_comment, sizeof out->admin_comment, comment + " mode=steps: tunes inside its allocation" + metric_note(*c));
     return;
   }
   if (!writable) {
@@ -445,7 +454,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   apply_config(out, Configuration::parse(t->config));
   add_env(out, "AUTOTUNE_TRIAL=" + std::to_string(t->seq));
   comment += " trial=" + std::to_string(t->seq) + " (" + to_string(t->origin) + ") config=" + t->config;
-  copy(out->admin_comment, sizeof out->admin_comment, comment);
+  copy(out->admin_comment, sizeof out->admin_comment, comment + metric_note(*c));
 }
 
 }  // namespace
