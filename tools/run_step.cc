@@ -19,6 +19,7 @@
 
 #include "autotune/conf.hpp"
 #include "autotune/error.hpp"
+#include "autotune/rank_report.hpp"
 #include "autotune/result.hpp"
 
 namespace autotune {
@@ -55,7 +56,55 @@ std::string scratch_dir() {
   return buf.data();
 }
 
+// The ranks' reports of a helper ($AUTOTUNE_RESULT.rank.<R>, rank_report.hpp) in `dir`, merged
+// into the app's result; nullopt when there is none.  A malformed report is left out, saying so.
+std::optional<nlohmann::json> merged_rank_reports(const std::string &dir, const std::string &result_name) {
+  std::vector<RankReport> ranks;
+  DIR *d = opendir(dir.c_str());
+  if (!d) return std::nullopt;
+  const std::string prefix = result_name + ".rank.";
+  std::vector<std::string> names;
+  while (struct dirent *e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n.rfind(prefix, 0) == 0 && n.find(".tmp") == std::string::npos) names.push_back(n);
+  }
+  closedir(d);
+  for (const auto &n : names) {
+    const std::string path = dir + "/" + n;
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::remove(path.c_str());
+    try {
+      ranks.push_back(parse_rank_report(text.str()));
+    } catch (const Error &e) {
+      std::fprintf(stderr, "autotune-run: %s: %s; left out\n", n.c_str(), e.what());
+    }
+  }
+  if (ranks.empty()) return std::nullopt;
+  return nlohmann::json::parse(merge_rank_reports(ranks));
+}
+
+// The scratch files a rank's helper may leave besides its report (FILE.rank.R.tmp.PID).
+void remove_all_in(const std::string &dir) {
+  DIR *d = opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::string> names;
+  while (struct dirent *e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  closedir(d);
+  for (const auto &n : names) std::remove((dir + "/" + n).c_str());
+}
+
 }  // namespace
+
+bool inside_step() {
+  // srun sets SLURM_STEP_ID for the tasks of a step; the batch script and salloc's shell have none.
+  const char *s = std::getenv("SLURM_STEP_ID");
+  return s && *s;
+}
 
 const char *to_string(StepStatus s) {
   switch (s) {
@@ -73,11 +122,16 @@ std::string StepOutcome::summary() const {
   if (!reason.empty()) s += ": " + reason;
   if (app_result && app_result->contains("samples_per_s") && (*app_result)["samples_per_s"].is_number())
     s += " (" + std::to_string(static_cast<long long>((*app_result)["samples_per_s"].get<double>())) + " samples/s)";
+  else if (status == StepStatus::ok)
+    s += " (the app reported nothing: measured by its wall time)";
   return s;
 }
 
 std::vector<std::string> srun_command(const StepRequest &req) {
   std::vector<std::string> cmd = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1"};
+  // Called from a step (srun autotune-run ...): that step holds the allocation's CPUs, so a step
+  // of our own would wait for ever ("Requested nodes are busy"); share them with it.
+  if (inside_step()) cmd.push_back("--overlap");
   if (req.config) {
     const SlurmRequest r = slurm_request(*req.config);
     cmd.push_back("--nodes=" + std::to_string(r.nodes));
@@ -120,6 +174,14 @@ StepOutcome run_step(const StepRequest &req) {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
     setenv("AUTOTUNE_RESULT", result_path.c_str(), 1);
+#ifdef AUTOTUNE_PYTHONDIR
+    {
+      // The Python helper (slurm_autotune) where `make install' put it, for any prefix.
+      const char *pp = std::getenv("PYTHONPATH");
+      const std::string v = std::string(AUTOTUNE_PYTHONDIR) + (pp && *pp ? std::string(":") + pp : "");
+      setenv("PYTHONPATH", v.c_str(), 1);
+    }
+#endif
     if (req.config) {
       setenv("AUTOTUNE_PS", std::to_string(req.config->counts.servers).c_str(), 1);
       setenv("AUTOTUNE_WORKERS", std::to_string(req.config->counts.workers).c_str(), 1);
@@ -175,7 +237,8 @@ StepOutcome run_step(const StepRequest &req) {
       }
     }
   }
-  std::remove(result_path.c_str());
+  if (!out.app_result) out.app_result = merged_rank_reports(dir, "result.json");
+  remove_all_in(dir);
   rmdir(dir.c_str());
 
   if (timed_out) {
@@ -199,11 +262,7 @@ StepOutcome run_step(const StepRequest &req) {
     out.reason = "cancelled";
   } else {
     out.exit_code = 0;
-    out.status = StepStatus::ok;
-    if (!out.app_result) {
-      out.status = StepStatus::failed;
-      out.reason = "the app ended without writing its measurements to AUTOTUNE_RESULT (is it linked with libssp?)";
-    }
+    out.status = StepStatus::ok;  // without a report, measured by its wall time (result.hpp)
   }
   return out;
 }
