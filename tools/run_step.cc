@@ -137,7 +137,10 @@ std::vector<std::string> srun_command(const StepRequest &req) {
     cmd.push_back("--nodes=" + std::to_string(r.nodes));
     cmd.push_back("--ntasks=" + std::to_string(r.ntasks));
     cmd.push_back("--cpus-per-task=" + std::to_string(r.cpus_per_task));
-    cmd.push_back("--mem-per-cpu=" + std::to_string(r.mem_per_cpu_mb));
+    // From inside a step, no memory request: Slurm 22.05 counts the enclosing step's memory
+    // against a --mem-per-cpu step even with --overlap ("Memory required by task is not
+    // available"); the step then has the job's memory, which job_submit set to the configuration's.
+    if (!inside_step()) cmd.push_back("--mem-per-cpu=" + std::to_string(r.mem_per_cpu_mb));
     cmd.push_back("--distribution=block");
     if (r.gpus_per_task > 0) cmd.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_task));
   }
@@ -188,6 +191,8 @@ StepOutcome run_step(const StepRequest &req) {
       setenv("AUTOTUNE_CONFIG", req.config->format().c_str(), 1);
     }
     for (const auto &k : req.unset) unsetenv(k.c_str());
+    if (inside_step())  // srun would take the enclosing step's memory request for its own
+      for (const char *k : {"SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE", "SLURM_MEM_PER_GPU"}) unsetenv(k);
     for (const auto &[k, v] : req.env) setenv(k.c_str(), v.c_str(), 1);
     std::vector<char *> argv;
     for (auto &w : cmd) argv.push_back(const_cast<char *>(w.c_str()));
