@@ -148,7 +148,7 @@ Store &current_store(SubmitState &st, const Conf &conf) {
 // found in one pass over the environment, however long Slurm let it be.
 struct JobOptions {
   const char *cls = nullptr, *gamma = nullptr, *budget = nullptr, *mode = nullptr, *probe_batches = nullptr,
-             *space = nullptr;
+             *space = nullptr, *metric = nullptr;
 };
 
 JobOptions options_of(const at_submit_request *r) {
@@ -160,7 +160,8 @@ JobOptions options_of(const at_submit_request *r) {
   };
   static const Key keys[] = {{"CLASS", 5, &JobOptions::cls},       {"GAMMA", 5, &JobOptions::gamma},
                              {"BUDGET", 6, &JobOptions::budget},   {"MODE", 4, &JobOptions::mode},
-                             {"PROBE_BATCHES", 13, &JobOptions::probe_batches}, {"SPACE", 5, &JobOptions::space}};
+                             {"PROBE_BATCHES", 13, &JobOptions::probe_batches}, {"SPACE", 5, &JobOptions::space},
+                             {"METRIC", 6, &JobOptions::metric}};
   if (!r->spank_env) return o;
   for (std::size_t i = 0; i < r->spank_env_count; ++i) {
     const char *e = r->spank_env[i];
@@ -353,6 +354,12 @@ ClassSettings settings_from(const JobOptions &opt, const Conf &conf, SpaceSpec *
     s.mode = parse_class_mode("--autotune-mode", v);
   if (const char *v = bounded(opt.probe_batches, "--autotune-probe-batches", kMaxOptionText))
     s.probe_batches = static_cast<int>(parse_int("--autotune-probe-batches", v, 1, conf.tuner.max_probe_batches));
+  if (const char *v = bounded(opt.metric, "--autotune-metric", kMaxOptionText))
+    s.metric = parse_class_metric("--autotune-metric", v);
+  if (s.metric == ClassMetric::time && s.mode == ClassMode::steps)
+    throw_invalid("--autotune-metric: 'time' measures a job's whole run, but in steps mode a trial is the first "
+                  "batches of a job step, measured by the throughput the program reports; use "
+                  "--autotune-metric=throughput (or leave it out) with --autotune-mode=steps, or mode jobs for time");
   if (const char *v = bounded(opt.space, "--autotune-space", kMaxSpaceText)) {
     *space = restrict_space(SpaceSpec::parse(v, "--autotune-space"), e.default_space, e.space_limits, "--autotune-space");
     check_space_size(*space, 1, "--autotune-space");  // before format() writes every value out
@@ -372,6 +379,9 @@ std::string comment_prefix(const ClassRecord &c) {
   return "autotune: class=" + c.name + (c.shared ? " (shared)" : "");
 }
 
+// The measure of the class, last in the AdminComment ("... metric=time"; ingest reads it).
+std::string metric_note(const ClassRecord &c) { return std::string(" metric=") + to_string(c.settings.metric); }
+
 void decide_job(const at_submit_request *req, at_submit_decision *out) {
   SubmitState &st = state();
   const JobOptions opt = options_of(req);
@@ -381,7 +391,8 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
                                                            {opt.budget, "--autotune-budget"},
                                                            {opt.mode, "--autotune-mode"},
                                                            {opt.probe_batches, "--autotune-probe-batches"},
-                                                           {opt.space, "--autotune-space"}};
+                                                           {opt.space, "--autotune-space"},
+                                                           {opt.metric, "--autotune-metric"}};
     for (const auto &[value, name] : given)
       if (value) throw_invalid(std::string(name) + " needs --autotune=CLASS");
     return;  // not an autotune job
@@ -499,14 +510,14 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
     const std::string prefix = comment;
     comment += " best config=" + best->config + " from " + std::to_string(used) + " trials";
     if (c->state == ClassState::stale) comment += " (stale: " + c->state_reason + ")";
-    copy(out->admin_comment, sizeof out->admin_comment, comment);
+    copy(out->admin_comment, sizeof out->admin_comment, comment + metric_note(*c));
     remember();
     if (const std::string why = over_limits(*out); !why.empty()) keep_within(store, *c, job_limits(), best->config, why, prefix, out);
     return;
   }
   if (c->settings.mode == ClassMode::steps && writable) {
     // The job tunes itself inside its allocation (autotune-run): its request stays as submitted.
-    copy(out->admin_comment, sizeof out->admin_comment, comment + " mode=steps: tunes inside its allocation");
+    copy(out->admin_comment, sizeof out->admin_comment, comment + " mode=steps: tunes inside its allocation" + metric_note(*c));
     return;
   }
   if (!writable) {
@@ -538,7 +549,7 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   apply_config(out, Configuration::parse(t->config));
   add_env(out, "AUTOTUNE_TRIAL=" + std::to_string(t->seq));
   comment += " trial=" + std::to_string(t->seq) + " (" + to_string(t->origin) + ") config=" + t->config;
-  copy(out->admin_comment, sizeof out->admin_comment, comment);
+  copy(out->admin_comment, sizeof out->admin_comment, comment + metric_note(*c));
 }
 
 // Why the tuner could not answer an autotune job (at_submit's error other than AT_EINVAL): one

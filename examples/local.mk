@@ -21,3 +21,7 @@ examples_mf_SOURCES = examples/mf.cc
 examples_mf_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
 examples_mf_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 EXTRA_DIST += examples/ssp_hello.cc
+
+# PyTorch DistributedDataParallel on Fashion-MNIST (CPU, gloo), tuned by autotune-run
+# (tests/integration/pytorch.test); needs Debian's python3-torch.
+EXTRA_DIST += examples/pytorch/train_ddp.py examples/pytorch/README.md

@@ -213,7 +213,8 @@ nlohmann::json class_to_json(const ClassExport &e, bool full) {
               {"gamma", c.settings.gamma},
               {"budget", c.settings.budget},
               {"mode", to_string(c.settings.mode)},
-              {"probe_batches", c.settings.probe_batches}}},
+              {"probe_batches", c.settings.probe_batches},
+              {"metric", to_string(c.settings.metric)}}},
             {"t_ref", opt_number(c.t_ref)},
             {"c_ref", opt_number(c.c_ref)}};
   if (c.shared) j["allow_users"] = c.allow_users;
@@ -275,6 +276,9 @@ ClassExport parse_export(std::string_view text) {
   c.settings.budget = static_cast<int>(g("budget").whole(0, kMaxInt));
   c.settings.mode = g("mode").choice("a mode", {ClassMode::jobs, ClassMode::steps});
   c.settings.probe_batches = static_cast<int>(g("probe_batches").whole(0, kMaxInt));
+  if (!g("metric").null())  // absent from the export of an older `autotune`
+    c.settings.metric =
+        g("metric").choice("a metric", {ClassMetric::automatic, ClassMetric::time, ClassMetric::throughput});
   const Field extra = g("extra");
   if (!extra.is_object())
     extra.refuse("is not an object (an unreadable class, or the export of an older `autotune`)",

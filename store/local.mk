@@ -14,7 +14,9 @@ store_libautotune_journal_la_SOURCES = store/include/autotune/journal.hpp store/
 store_libautotune_files_la_SOURCES = \
 	store/export.cc \
 	store/include/autotune/export.hpp \
+	store/include/autotune/rank_report.hpp \
 	store/include/autotune/result.hpp \
+	store/rank_report.cc \
 	store/result.cc
 store_libautotune_files_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 store_libautotune_store_la_SOURCES = \
@@ -30,6 +32,7 @@ check_PROGRAMS += tests/unit/store_test
 tests_unit_store_test_SOURCES = \
 	tests/unit/export_test.cc \
 	tests/unit/journal_test.cc \
+	tests/unit/rank_report_test.cc \
 	tests/unit/result_test.cc \
 	tests/unit/store_test.cc
 tests_unit_store_test_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) $(GTEST_CFLAGS)

@@ -98,6 +98,9 @@ RunResult parse_result(std::string_view text) {
   if (j.contains("app") && !j["app"].is_null()) {
     const json &a = j["app"];
     if (!a.is_object()) throw_invalid("result: app: is not an object");
+    if (a.contains("format") && !a["format"].is_null() &&
+        (!a["format"].is_string() || a["format"].get<std::string>() != "autotune-result/1"))
+      throw_invalid("result: app.format: is not autotune-result/1 (see docs/reporting.md)");
     AppResult app;
     app.samples_per_s = number(a, "samples_per_s", "app.", 0, 1e15);
     app.time_per_clock_s = opt_number(a, "time_per_clock_s", "app.", 0, 1e9);
@@ -126,7 +129,9 @@ RunResult parse_result(std::string_view text) {
     }
     r.app = std::move(app);
   }
-  if (r.status == "ok" && !r.app) throw_invalid("result: status ok without the app's measurements (app)");
+  // A program that reports nothing is measured by the wall time of its run (the class's metric time).
+  if (r.status == "ok" && !r.app && !(r.wall_s > 0))
+    throw_invalid("result: status ok without the app's measurements (app) needs the run's wall time (wall_s above 0)");
   return r;
 }
 

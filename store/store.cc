@@ -105,6 +105,14 @@ CREATE TABLE node_speed (
 CREATE UNIQUE INDEX trials_job_step ON trials (job_id, IFNULL(step_id, -1)) WHERE job_id IS NOT NULL;
 CREATE INDEX trials_class_status ON trials (class_id, status);
 )SQL",
+    // 2 -> 3: the measure a class is scored on (ClassMetric).  A class of an older store that has
+    // a trial measured by throughput keeps being measured so; any other is fixed by its next
+    // measured trial.
+    R"SQL(
+ALTER TABLE classes ADD COLUMN metric TEXT NOT NULL DEFAULT 'auto';
+UPDATE classes SET metric = 'throughput' WHERE id IN
+  (SELECT t.class_id FROM trials t JOIN measurements m ON m.trial_id = t.id WHERE m.samples_per_s > 0);
+)SQL",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion,
               "one migration per schema version");
@@ -120,7 +128,7 @@ const char *const kIndexes[] = {
 
 const char kClassCols[] =
     "id, owner, name, shared, allow_users, space, gamma, budget, mode, probe_batches, extra, "
-    "state, state_reason, stop_rule, best_trial, t_ref, c_ref, version, created, updated";
+    "state, state_reason, stop_rule, best_trial, t_ref, c_ref, version, created, updated, metric";
 
 ClassRecord read_class(const Stmt &s) {
   ClassRecord c;
@@ -144,6 +152,7 @@ ClassRecord read_class(const Stmt &s) {
   c.version = s.i64(17);
   c.created = s.dbl(18);
   c.updated = s.dbl(19);
+  c.settings.metric = class_metric_from(s.text(20));
   return c;
 }
 
@@ -265,6 +274,24 @@ ClassMode parse_class_mode(std::string_view field, std::string_view value) {
   for (ClassMode v : {ClassMode::jobs, ClassMode::steps})
     if (value == to_string(v)) return v;
   throw_invalid(std::string(field) + ": '" + std::string(value) + "' is not one of: jobs, steps");
+}
+const char *to_string(ClassMetric m) {
+  switch (m) {
+    case ClassMetric::automatic: return "auto";
+    case ClassMetric::time: return "time";
+    case ClassMetric::throughput: return "throughput";
+  }
+  return "?";
+}
+ClassMetric class_metric_from(std::string_view s) {
+  for (ClassMetric v : {ClassMetric::automatic, ClassMetric::time, ClassMetric::throughput})
+    if (s == to_string(v)) return v;
+  throw Error(Errc::corrupt, "unknown class metric '" + std::string(s) + "' in the store");
+}
+ClassMetric parse_class_metric(std::string_view field, std::string_view value) {
+  for (ClassMetric v : {ClassMetric::time, ClassMetric::throughput})
+    if (value == to_string(v)) return v;
+  throw_invalid(std::string(field) + ": '" + std::string(value) + "' is not one of: time, throughput");
 }
 bool is_final(TrialStatus s) {
   return s == TrialStatus::done || s == TrialStatus::failed || s == TrialStatus::timeout ||
@@ -394,8 +421,8 @@ ClassRecord Store::ensure_class(std::uint32_t owner, std::string_view name, cons
   const double t = now();
   Stmt ins(db,
            "INSERT INTO classes (owner, name, shared, allow_users, space, gamma, budget, mode, "
-           "probe_batches, extra, state, created, updated) "
-           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'tuning', ?11, ?11)");
+           "probe_batches, extra, state, created, updated, metric) "
+           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'tuning', ?11, ?11, ?12)");
   ins.bind(1, static_cast<std::int64_t>(owner))
       .bind(2, name)
       .bind(3, shared ? 1 : 0)
@@ -406,7 +433,8 @@ ClassRecord Store::ensure_class(std::uint32_t owner, std::string_view name, cons
       .bind(8, to_string(st.mode))
       .bind(9, st.probe_batches)
       .bind(10, st.extra)
-      .bind(11, t);
+      .bind(11, t)
+      .bind(12, to_string(st.metric));
   ins.run();
   const std::int64_t id = db.last_insert_id();
   txn.commit();
@@ -418,6 +446,22 @@ void Store::set_allow_users(std::int64_t class_id, bool allow) {
   Stmt(*db_, "UPDATE classes SET allow_users = ?1 WHERE id = ?2").bind(1, allow ? 1 : 0).bind(2, class_id).run();
   bump(*db_, class_id);
   txn.commit();
+}
+
+ClassMetric Store::fix_metric(std::int64_t class_id, ClassMetric measured) {
+  Db &db = *db_;
+  Txn txn(db, Txn::Kind::write);
+  if (measured != ClassMetric::automatic) {
+    Stmt u(db, "UPDATE classes SET metric = ?1 WHERE id = ?2 AND metric = 'auto'");
+    u.bind(1, to_string(measured)).bind(2, class_id).run();
+    if (db.changes() > 0) bump(db, class_id);
+  }
+  Stmt s(db, "SELECT metric FROM classes WHERE id = ?1");
+  s.bind(1, class_id);
+  if (!s.step()) throw Error(Errc::not_found, "class " + std::to_string(class_id) + " is gone");
+  const ClassMetric m = class_metric_from(s.text(0));
+  txn.commit();
+  return m;
 }
 
 bool Store::forget_class(std::uint32_t owner, std::string_view name) {

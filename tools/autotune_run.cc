@@ -51,9 +51,14 @@ namespace {
 
 const char kUsage[] =
     "usage: autotune-run [OPTIONS] [--] APP [ARGS...]\n\n"
-    "Run APP, an MPI training program (linked with libssp), inside a job submitted with\n"
-    "--autotune=CLASS, on the configuration slurm-autotune chose for the job, and leave what it\n"
-    "measured for the class's next decision.\n\n"
+    "Run APP, any program (an MPI or PyTorch training program, a script), inside a job submitted\n"
+    "with --autotune=CLASS, on the configuration slurm-autotune chose for the job, and leave what\n"
+    "it measured for the class's next decision: the samples per second it reports (libssp, or a\n"
+    "helper of docs/reporting.md: slurm_autotune.Profiler, at_report(), autotune-report), else the\n"
+    "wall time of its run (--autotune-metric).  APP exiting non-zero is a failed trial.\n\n"
+    "From the batch script or from inside a step alike: `srun autotune-run APP' launches APP once,\n"
+    "from the step's task 0, with a step of its own that shares the enclosing step's resources\n"
+    "(srun --overlap); the other tasks exit at once.\n\n"
     "With --autotune-mode=steps the job tunes itself inside its allocation: submit it with an\n"
     "upper bound (e.g. sbatch -N4 --exclusive --mem=0); autotune-run profiles the first K batches\n"
     "of the class's configurations that fit as job steps (srun --mpi=pmix -N -n -c --mem-per-cpu,\n"
@@ -83,7 +88,8 @@ const char kUsage[] =
     "  -h, --help            this text\n\n"
     "Environment (set by job_submit/autotune): AUTOTUNE_CLASS, AUTOTUNE_CONFIG, AUTOTUNE_TRIAL,\n"
     "AUTOTUNE_MODE, AUTOTUNE_PROBE_BATCHES, AUTOTUNE_INCOMING.  APP receives AUTOTUNE_PS (parameter\n"
-    "servers), AUTOTUNE_WORKERS and AUTOTUNE_RESULT (where libssp writes its measurements).\n"
+    "servers), AUTOTUNE_WORKERS, AUTOTUNE_RESULT (where the app reports; its ranks' helpers write\n"
+    "AUTOTUNE_RESULT.rank.R) and PYTHONPATH with the installed slurm_autotune module.\n"
     "Without AUTOTUNE_CONFIG (a job without --autotune, one its class gave no configuration, or\n"
     "one submitted while the tuner was unavailable: AUTOTUNE_UNAVAILABLE=locked|full|damaged|\n"
     "missing|config|error, in either mode) APP runs untuned on the job's own allocation and\n"
@@ -184,6 +190,19 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "autotune-run: not inside a Slurm job (no SLURM_JOB_ID); submit with sbatch --autotune=CLASS\n");
     return 2;
   }
+  // Called as `srun autotune-run APP` (from inside a step): the app is launched once, by task 0 of
+  // that step, with a step of its own that shares the enclosing step's resources (srun --overlap,
+  // run_step.cc); the step's other tasks have nothing to do and exit at once with status 0.
+  if (inside_step()) {
+    const char *procid = std::getenv("SLURM_PROCID");
+    if (procid && std::strcmp(procid, "0") != 0) return 0;
+    if (shrink) {
+      shrink = false;  // the enclosing step runs on every node of the allocation
+      if (mode.value_or(ClassMode::jobs) == ClassMode::steps || (env("AUTOTUNE_MODE") && !std::strcmp(env("AUTOTUNE_MODE"), "steps")))
+        std::fprintf(stderr, "autotune-run: called from inside job step %s: the allocation is not shrunk to the winner\n",
+                     std::getenv("SLURM_STEP_ID"));
+    }
+  }
   const char *cfg_text = env("AUTOTUNE_CONFIG");
   const char *cls = env("AUTOTUNE_CLASS");
   std::optional<Configuration> cfg;
@@ -245,7 +264,7 @@ int main(int argc, char **argv) {
       return e.code() == Errc::invalid_argument ? 2 : 1;
     }
   }
-  if (!tries.empty() || step_timeout || !shrink || confirm)
+  if (!tries.empty() || step_timeout || (!shrink && !inside_step()) || confirm)
     std::fprintf(stderr,
                  "autotune-run: --try, --step-timeout, --confirm and --no-shrink apply to steps mode only; ignored\n");
 

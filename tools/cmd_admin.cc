@@ -25,7 +25,8 @@ const char kAdminUsage[] =
     "usage: autotune admin SUBCOMMAND [OPTIONS]   (root and SlurmUser only)\n\n"
     "  init                      create StateDir, the store and its incoming/ directory with\n"
     "                            the right owners and modes (idempotent)\n"
-    "  create CLASS [--space SPEC] [--gamma G] [--budget N] [--mode jobs|steps] [--allow-users]\n"
+    "  create CLASS [--space SPEC] [--gamma G] [--budget N] [--mode jobs|steps]\n"
+    "         [--metric time|throughput] [--allow-users]\n"
     "                            create a class shared by all users\n"
     "  allow CLASS yes|no        let ordinary users' jobs add measurements to a shared class\n"
     "  forget CLASS [--user USER]  delete a shared class (or USER's class)\n"
@@ -91,7 +92,8 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
     return admin_init(caller, conf);
   }
   if (sub == "create") {
-    Args a(argc - 2, argv + 2, {"space", "gamma", "budget", "mode", "probe-batches"}, {"allow-users"}, prog);
+    Args a(argc - 2, argv + 2, {"space", "gamma", "budget", "mode", "probe-batches", "metric"}, {"allow-users"},
+           prog);
     a.expect_positional(1, "CLASS");
     const std::string name = a.positional()[0];
     validate_class_name(name, "CLASS");
@@ -101,6 +103,9 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
     if (auto v = a.value("budget")) s.budget = static_cast<int>(parse_int("--budget", *v, 1, 10000));
     if (auto v = a.value("probe-batches")) s.probe_batches = static_cast<int>(parse_int("--probe-batches", *v, 1, 1000000));
     if (auto v = a.value("mode")) s.mode = parse_class_mode("--mode", *v);
+    if (auto v = a.value("metric")) s.metric = parse_class_metric("--metric", *v);
+    if (s.metric == ClassMetric::time && s.mode == ClassMode::steps)
+      throw_invalid("--metric: 'time' measures a job's whole run; steps mode needs the program's throughput");
     Store store = open_store(caller, conf, true);
     if (store.find_shared_class(name)) throw_invalid("a shared class named '" + name + "' already exists");
     ClassRecord c = store.ensure_class(caller.uid, name, s, true, a.flag("allow-users"));

@@ -292,10 +292,17 @@ void remove_empty_dirs(const IncomingDirs &dirs, std::uint32_t uid) {
     if (n.rfind(p, 0) == 0) ::unlinkat(dirs.top, n.c_str(), AT_REMOVEDIR);
 }
 
-Measurement measurement_of(const RunResult &r, const std::string &nodes) {
+// A done trial's measurement under the class's metric: throughput (the samples per second the
+// app reported) or time (the wall time of the app's whole run, as autotune-run timed it; the
+// objective's T is then per job and samples_per_s stays 0, so that a class is never scored on a
+// mix of both).  The ranks' CPU and memory use is kept either way when the app reported it.
+Measurement measurement_of(const RunResult &r, const std::string &nodes, ClassMetric metric) {
   Measurement m;
+  m.nodes = nodes;
+  if (metric == ClassMetric::time) m.time_s = r.wall_s;
+  if (!r.app) return m;
   const AppResult &a = *r.app;
-  m.samples_per_s = a.samples_per_s;
+  if (metric != ClassMetric::time) m.samples_per_s = a.samples_per_s;
   if (a.worker) {
     m.worker_cpu = a.worker->cpu_util_mean;
     m.worker_mem_mb = a.worker->peak_rss_mb_max;
@@ -304,8 +311,15 @@ Measurement measurement_of(const RunResult &r, const std::string &nodes) {
     m.server_cpu = a.server->cpu_util_mean;
     m.server_mem_mb = a.server->peak_rss_mb_max;
   }
-  m.nodes = nodes;
   return m;
+}
+
+// What a successful run (status ok) measured: throughput when the app reported samples, else
+// time.  The class's metric, fixed by its first measured trial when the class left it open.
+ClassMetric metric_for(Store &store, const ClassRecord &c, const RunResult &r) {
+  const bool reported = r.app && r.app->samples_per_s > 0;
+  if (c.settings.metric != ClassMetric::automatic) return c.settings.metric;
+  return store.fix_metric(c.id, reported ? ClassMetric::throughput : ClassMetric::time);
 }
 
 // A Slurm node name: letters, digits, '-', '_' and '.', at most 64 characters.
@@ -547,7 +561,7 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
                                                                                          : TrialStatus::failed;
         std::optional<Measurement> m;
         if (status == TrialStatus::done) {
-          m = measurement_of(r, f.nodes);
+          m = measurement_of(r, f.nodes, metric_for(store, *c, r));
           TrialRecord tmp = t;
           tmp.measurement = m;
           if (auto tc = time_cost(problem, tmp)) {
@@ -601,20 +615,29 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
           log_line(who + ": rejected its result file: " + rr.error);
           status = f.state == "TIMEOUT" ? TrialStatus::timeout : TrialStatus::failed;
           why = "its result was rejected";
-        } else if (rr.result->status == "ok" && rr.result->app && rr.result->app->samples_per_s > 0) {
-          result = rr.result;
-          status = TrialStatus::done;
-          m = measurement_of(*result, f.nodes);
-          TrialRecord tmp = *trial;
-          tmp.measurement = m;
-          if (auto tc = time_cost(problem, tmp)) {
-            m->time_s = tc->time;
-            m->cost = tc->cost;
-          }
         } else {
           const RunResult &r = *rr.result;
-          status = r.status == "timeout" ? TrialStatus::timeout : TrialStatus::failed;
-          why = r.reason.empty() ? (r.status == "ok" ? "the app measured nothing" : r.status) : r.reason;
+          const bool reported = r.app && r.app->samples_per_s > 0;
+          const ClassMetric metric = r.status == "ok" ? metric_for(store, *c, r) : c->settings.metric;
+          if (r.status == "ok" && metric == ClassMetric::throughput && !reported) {
+            why = "the class is measured by throughput and the app reported no samples (AUTOTUNE_RESULT; see "
+                  "docs/reporting.md), so this run cannot be compared with its other trials";
+          } else if (r.status == "ok" && metric == ClassMetric::time && !(r.wall_s > 0)) {
+            why = "the class is measured by time and the result has no wall time (wall_s)";
+          } else if (r.status == "ok") {
+            result = rr.result;
+            status = TrialStatus::done;
+            m = measurement_of(r, f.nodes, metric);
+            TrialRecord tmp = *trial;
+            tmp.measurement = m;
+            if (auto tc = time_cost(problem, tmp)) {
+              m->time_s = tc->time;
+              m->cost = tc->cost;
+            }
+          } else {
+            status = r.status == "timeout" ? TrialStatus::timeout : TrialStatus::failed;
+            why = r.reason.empty() ? r.status : r.reason;
+          }
         }
       }
       if (f.state == "TIMEOUT") status = TrialStatus::timeout;
@@ -634,7 +657,9 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
         if (result) record_node_speed(store, *result, conf.tuner.node_speed_alpha, f.nodes, who);
         log_line(who + ": trial " + std::to_string(trial->seq) + " " + trial->config + ": " + to_string(status) +
                  (why.empty() ? "" : " (" + why + ")") +
-                 (m ? " " + format_double(std::round(m->samples_per_s)) + " samples/s" : ""));
+                 (!m                     ? ""
+                  : m->samples_per_s > 0 ? " " + format_double(std::round(m->samples_per_s)) + " samples/s"
+                                         : " " + format_double(std::round(m->time_s * 100) / 100) + " s (time)"));
       } else {
         log_line(who + ": trial " + std::to_string(trial->seq) + " was already recorded");
       }

@@ -24,12 +24,15 @@ namespace {
 
 std::string measurement_cells(const TrialRecord &t, std::vector<std::string> &row) {
   if (t.measurement) {
-    row.push_back(num(t.measurement->samples_per_s, 5));
+    // A trial measured by time has no throughput: T is the wall time of its job's run.
+    const bool by_time = !(t.measurement->samples_per_s > 0);
+    row.push_back(by_time ? "time" : "throughput");
+    row.push_back(by_time ? "-" : num(t.measurement->samples_per_s, 5));
     row.push_back(num(t.measurement->time_s));
     row.push_back(num(t.measurement->cost));
     row.push_back(t.measurement->score ? num(*t.measurement->score) : "-");
   } else {
-    row.insert(row.end(), {"-", "-", "-", "-"});
+    row.insert(row.end(), {"-", "-", "-", "-", "-"});
   }
   return {};
 }
@@ -42,10 +45,11 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     std::printf(
         "usage: autotune show CLASS [--user USER] [--json]\n\n"
         "The class's settings and the partition and accounting (QOS, association) limits it was\n"
-        "created with; every trial of the class with its configuration, measurement (samples/s,\n"
-        "time, cost) and score, the recommendations queued for the next jobs, and why the winner\n"
-        "won: its score against the runner-up's, and the model's predicted score and uncertainty\n"
-        "for the untried configurations nearest to it.  Lower scores are better:\n"
+        "created with, and its measure (time: each job's whole run; throughput: the samples per\n"
+        "second the program reports); every trial of the class with its configuration, what it was\n"
+        "measured by, its measurement (samples/s, time, cost) and score, the recommendations\n"
+        "queued for the next jobs, and why the winner won: its score against the runner-up's, and\n"
+        "the model's predicted score and uncertainty for the untried configurations nearest to it.  Lower scores are better:\n"
         "score = (1-gamma)*T/T_ref + gamma*C/C_ref, with the first successful trial as reference.\n\n"
         "  --user USER  another user's class (root and SlurmUser only)\n"
         "  --json       the class, its trials and the explanation as JSON\n");
@@ -68,6 +72,18 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   std::printf("\nsettings: gamma=%s budget=%d mode=%s probe-batches=%d space=%s\n", num(c.settings.gamma).c_str(),
               c.settings.budget, to_string(c.settings.mode), c.settings.probe_batches,
               c.settings.space.empty() ? "(site default)" : c.settings.space.c_str());
+  switch (c.settings.metric) {
+    case ClassMetric::time:
+      std::printf("measure: time (the wall time of each job's whole run; TIME is seconds per job)\n");
+      break;
+    case ClassMetric::throughput:
+      std::printf("measure: throughput (the samples per second the program reports; TIME is seconds per sample)\n");
+      break;
+    case ClassMetric::automatic:
+      std::printf("measure: not fixed yet (the first measured trial fixes it: throughput when the program reports "
+                  "it, else time)\n");
+      break;
+  }
   const PartitionLimits limits = class_limits(c);
   if (limits.any())
     std::printf("partition limits: %s (no configuration beyond them is tried)\n", limits.describe().c_str());
@@ -80,7 +96,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
 
   if (!v.trials.empty()) {
     std::vector<std::vector<std::string>> rows;
-    rows.push_back({"TRIAL", "ORIGIN", "STATUS", "JOB", "CONFIGURATION", "SAMPLES/S", "TIME", "COST", "SCORE", ""});
+    rows.push_back({"TRIAL", "ORIGIN", "STATUS", "JOB", "CONFIGURATION", "MEASURE", "SAMPLES/S", "TIME", "COST", "SCORE", ""});
     for (const auto &t : v.trials) {
       std::string job = t.job_id ? std::to_string(*t.job_id) : "-";
       if (t.step_id) job += "." + std::to_string(*t.step_id);

@@ -40,7 +40,7 @@ install-exec-hook:
 bin_PROGRAMS += tools/autotune-run
 tools_autotune_run_SOURCES = tools/autotune_run.cc tools/run_step.cc tools/run_step.hpp \
 	tools/slurm_job.cc tools/slurm_job.hpp
-tools_autotune_run_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
+tools_autotune_run_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) -DAUTOTUNE_PYTHONDIR='"$(AT_PYTHONDIR)"'
 tools_autotune_run_LDADD = $(AT_ALL) $(SLURM_LIBS)
 
 # How autotune-run runs an app without a configuration (make check).

@@ -51,11 +51,16 @@ struct StepOutcome {
   std::string reason;     // why it failed, for the user and the store
   bool cancelled = false;  // autotune-run itself got SIGINT/SIGTERM (the job is being cancelled)
   double wall_s = 0;
-  std::optional<nlohmann::json> app_result;  // libssp's AUTOTUNE_RESULT document
+  // The app's report: what libssp (or any program) wrote to AUTOTUNE_RESULT, else the ranks'
+  // reports of a helper merged (rank_report.hpp); none when the app reported nothing.
+  std::optional<nlohmann::json> app_result;
   std::string summary() const;
 };
 
 const char *to_string(StepStatus s);
+
+// Whether this process is a task of a job step (srun autotune-run ...), not the batch script.
+bool inside_step();
 
 // srun --mpi=pmix ... APP ARGS for the request (as run_step would run it).
 std::vector<std::string> srun_command(const StepRequest &req);

@@ -369,6 +369,14 @@ int run_steps(const StepsOptions &o) {
     doc["step"] = k;
     doc["origin"] = plan.origin == "adjust" || plan.origin == "confirm" ? "model" : plan.origin;
     if (!plan.adjust_reason.empty()) doc["adjust_reason"] = plan.adjust_reason;
+    if (out.status == StepStatus::ok && !out.app_result) {
+      // Steps mode compares the first K batches of each configuration: only a report can say how
+      // fast they went (the step's own time includes the program's start-up).
+      doc["status"] = "failed";
+      doc["reason"] =
+          "the app reported no throughput: steps mode measures the samples per second of its first K batches, "
+          "reported through libssp or a helper (docs/reporting.md: slurm_autotune.Profiler, libautotune-report)";
+    }
     try {
       ran.parsed = parse_result(doc.dump());
     } catch (const Error &e) {

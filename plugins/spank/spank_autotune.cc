@@ -48,6 +48,11 @@ const Opt g_opts[] = {
      "AUTOTUNE_MODE"},
     {"autotune-probe-batches", "K", "Batches each trial profiles in steps mode (default from autotune.conf).",
      "AUTOTUNE_PROBE_BATCHES"},
+    {"autotune-metric", "time|throughput",
+     "What a trial is measured by, fixed when the class is created: time = the job's whole run (any program), "
+     "throughput = the samples per second the program reports (default: throughput when the program reports it, "
+     "else time).",
+     "AUTOTUNE_METRIC"},
     {"autotune-space", "SPEC",
      "Limits of the search per dimension, e.g. workers=1-8,ps=1-2,cpus-per-worker=1-2,mem-per-worker=256M-2G "
      "(within the administrator's limits).",

@@ -26,9 +26,10 @@ tests_fuzz_fuzz_conf_CPPFLAGS = $(FUZZ_CPPFLAGS) $(EIGEN_CFLAGS)
 tests_fuzz_fuzz_conf_LDFLAGS = $(FUZZ_LDFLAGS)
 tests_fuzz_fuzz_conf_LDADD = $(AT_CONF_LIBS)
 
-# The result files ingest reads (parse_result, parse_search_summary).
+# The result files ingest reads (parse_result, parse_search_summary) and the per-rank reports
+# autotune-run merges (parse_rank_report).
 tests_fuzz_fuzz_result_SOURCES = tests/fuzz/fuzz_result.cc tests/fuzz/fuzz.hpp
-tests_fuzz_fuzz_result_CPPFLAGS = $(FUZZ_CPPFLAGS)
+tests_fuzz_fuzz_result_CPPFLAGS = $(FUZZ_CPPFLAGS) $(JSON_CFLAGS)
 tests_fuzz_fuzz_result_LDFLAGS = $(FUZZ_LDFLAGS)
 tests_fuzz_fuzz_result_LDADD = $(AT_FILES) $(AT_COMMON)
 

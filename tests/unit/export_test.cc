@@ -65,6 +65,7 @@ ClassExport sample() {
   c.settings.budget = 12;
   c.settings.mode = ClassMode::steps;
   c.settings.probe_batches = 7;
+  c.settings.metric = ClassMetric::time;
   // Compact, keys sorted: the form a parsed object is dumped back in.
   c.settings.extra =
       R"({"billing":"CPU=1.0,Mem=0.25G","engine":{"seed":3,"xi":0.01},"nodes":["a","b"]})";
@@ -125,6 +126,7 @@ void expect_same(const ClassExport &a, const ClassExport &b) {
   EXPECT_EQ(a.cls.settings.budget, b.cls.settings.budget);
   EXPECT_EQ(a.cls.settings.mode, b.cls.settings.mode);
   EXPECT_EQ(a.cls.settings.probe_batches, b.cls.settings.probe_batches);
+  EXPECT_EQ(a.cls.settings.metric, b.cls.settings.metric);
   EXPECT_EQ(a.cls.settings.extra, b.cls.settings.extra);
   EXPECT_EQ(a.cls.state, b.cls.state);
   EXPECT_EQ(a.cls.state_reason, b.cls.state_reason);
@@ -271,6 +273,7 @@ TEST(Export, WritesTheDocumentAutotuneExportPrints) {
                 "      \"x\": 1\n"
                 "    },\n"
                 "    \"gamma\": 0.5,\n"
+                "    \"metric\": \"auto\",\n"
                 "    \"mode\": \"jobs\",\n"
                 "    \"probe_batches\": 20,\n"
                 "    \"space\": \"workers=1-2\"\n"
@@ -343,6 +346,8 @@ TEST(Export, RefusesEachBadInputNamingTheField) {
        "2147483647"},
       {[](json &j) { j["settings"]["mode"] = "batch"; },
        "export: settings.mode: 'batch' is not a mode; allowed: jobs, steps"},
+      {[](json &j) { j["settings"]["metric"] = "speed"; },
+       "export: settings.metric: 'speed' is not a metric; allowed: auto, time, throughput"},
       {[](json &j) { j["settings"].erase("probe_batches"); },
        "export: settings.probe_batches: missing; allowed: a whole number from 0 to 2147483647"},
       {[](json &j) { j["settings"]["space"] = json::array(); },

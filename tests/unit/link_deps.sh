@@ -6,6 +6,8 @@
 #  - job_submit_autotune.so (slurmctld): no function of the model (engine/libautotune_engine:
 #    Gaussian process, expected improvement, propose), of the tier store, or of the tools' JSON
 #    files (store/libautotune_files: result files, exports).
+#  - libautotune_report.so (any program's reporting helper): no MPI, libssp, SQLite or libpmem2;
+#    exports only at_report*;
 #  - select_autotune.so (slurmctld and every client): node speeds only: no function of the
 #    engine, the policy, the submit API, the tier store or the tools' JSON files.
 #  - prep_autotune.so (slurmctld, under its job write lock): writes a file and wakes a thread: no
@@ -61,6 +63,19 @@ else
   nm -D --defined-only "$so" | awk '{print $3}' | sort -u > "$tmp/so"
   check "$so" "libssp.so's exports" engine/.libs/libautotune_engine.a engine/.libs/libautotune_search.a \
     store/.libs/libautotune_store.a policy/.libs/libautotune_policy.a
+fi
+
+# libautotune_report.so (the reporting helper for any program): nothing but the C++ runtime, and
+# only its C API exported.
+so=$b/report/.libs/libautotune_report.so
+if [ ! -f "$so" ]; then echo "FAIL: $so not built"; fail=1
+else
+  bad=$(deps "$so" | grep -E '^lib(pmem2|pmem|xxhash|mpi|open-pal|ssp|sqlite3|hwloc|z)[.-]' | tr '\n' ' ')
+  if [ -n "$bad" ]; then echo "FAIL: libautotune_report.so loads $bad"; fail=1
+  else echo "ok: libautotune_report.so loads no MPI, libssp, SQLite or libpmem2"; fi
+  exports=$(nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' ')
+  if [ "$exports" = "at_report at_report_batches at_report_error " ]; then echo "ok: libautotune_report.so exports its C API only"
+  else echo "FAIL: libautotune_report.so exports: $exports"; fail=1; fi
 fi
 
 so=$b/plugins/job_submit/.libs/job_submit_autotune.so

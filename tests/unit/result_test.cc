@@ -73,9 +73,20 @@ TEST(Result, RejectsWithTheFieldNamed) {
   EXPECT_EQ(error_of(with("\"cpu_util_mean\":0.95", "\"cpu_util_mean\":1e300")),
             "result: app.roles.worker.cpu_util_mean: 1e+300 is above 4096");
   EXPECT_EQ(error_of(R"({"format":"autotune-run/1","status":"ok"})"),
-            "result: status ok without the app's measurements (app)");
+            "result: status ok without the app's measurements (app) needs the run's wall time (wall_s above 0)");
+  EXPECT_EQ(error_of(R"({"format":"autotune-run/1","status":"ok","wall_s":0})"),
+            "result: status ok without the app's measurements (app) needs the run's wall time (wall_s above 0)");
+  EXPECT_EQ(error_of(R"({"format":"autotune-run/1","status":"ok","wall_s":1,"app":{"format":"x","samples_per_s":1}})"),
+            "result: app.format: is not autotune-result/1 (see docs/reporting.md)");
   EXPECT_EQ(error_of(with("\"node\":\"n1\",\"samples", "\"node\":\"" + std::string(300, 'x') + "\",\"samples")),
             "result: app.per_rank[].node: longer than 256 characters");
+}
+
+TEST(Result, AProgramThatReportsNothingIsMeasuredByItsWallTime) {
+  RunResult r = parse_result(R"({"format":"autotune-run/1","status":"ok","exit_code":0,"wall_s":2.5,"app":null})");
+  EXPECT_EQ(r.status, "ok");
+  EXPECT_DOUBLE_EQ(r.wall_s, 2.5);
+  EXPECT_FALSE(r.app);
 }
 
 TEST(Result, FailedRunsNeedNoMeasurements) {

@@ -305,6 +305,27 @@ TEST_F(StoreTest, MigratesFromVersion1KeepingData) {
   EXPECT_EQ(s.integrity_check(), "ok");
   // The new features work on the migrated store.
   EXPECT_NO_THROW(s.update_node_speed("n1", 1.0, 0.2));
+  // A class measured by throughput before metrics existed keeps being measured so.
+  EXPECT_EQ(c->settings.metric, ClassMetric::throughput);
+  EXPECT_EQ(s.fix_metric(c->id, ClassMetric::time), ClassMetric::throughput);
+}
+
+TEST_F(StoreTest, MetricIsFixedByTheFirstMeasuredTrialOnly) {
+  Store s = open();
+  ClassRecord c = s.ensure_class(1000, "generic", settings());
+  EXPECT_EQ(c.settings.metric, ClassMetric::automatic);
+  EXPECT_EQ(s.fix_metric(c.id, ClassMetric::automatic), ClassMetric::automatic) << "only reads";
+  EXPECT_EQ(s.fix_metric(c.id, ClassMetric::time), ClassMetric::time);
+  EXPECT_EQ(s.fix_metric(c.id, ClassMetric::throughput), ClassMetric::time) << "never a mix";
+  EXPECT_EQ(s.find_class(1000, "generic")->settings.metric, ClassMetric::time);
+  ClassSettings st = settings();
+  st.metric = ClassMetric::throughput;
+  ClassRecord d = s.ensure_class(1000, "given", st);
+  EXPECT_EQ(d.settings.metric, ClassMetric::throughput);
+  EXPECT_EQ(s.fix_metric(d.id, ClassMetric::time), ClassMetric::throughput);
+  EXPECT_EQ(parse_class_metric("--autotune-metric", "time"), ClassMetric::time);
+  EXPECT_THROW(parse_class_metric("--autotune-metric", "auto"), Error);
+  EXPECT_THROW(parse_class_metric("--autotune-metric", "Time"), Error);
 }
 
 TEST_F(StoreTest, RefusesNewerSchemaAndForeignFiles) {

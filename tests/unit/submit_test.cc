@@ -334,3 +334,30 @@ TEST_F(SubmitCache, ALargeSpaceGetsItsFirstConfigurationsFromASample) {
 }
 
 }  // namespace
+
+// --autotune-metric: fixed when the class is created, shown last in the AdminComment; bad values,
+// and time in steps mode, refused naming the option.
+TEST_F(SubmitCache, MetricIsFixedAtCreationAndValidated) {
+  at_submit_decision d;
+  std::string err;
+  const at_submit_decision open = submit_env(kUid, {"AUTOTUNE_CLASS=m2"});
+  const std::string c2 = open.admin_comment;
+  EXPECT_EQ(c2.substr(c2.size() - 12), " metric=auto") << c2;
+  EXPECT_EQ(try_submit(kUid, {"AUTOTUNE_CLASS=m1", "AUTOTUNE_METRIC=speed"}, &d, &err), AT_EINVAL);
+  EXPECT_EQ(err, "--autotune-metric: 'speed' is not one of: time, throughput");
+  EXPECT_EQ(try_submit(kUid, {"AUTOTUNE_CLASS=m1", "AUTOTUNE_METRIC=time", "AUTOTUNE_MODE=steps"}, &d, &err), AT_EINVAL);
+  EXPECT_EQ(err.rfind("--autotune-metric: 'time' measures a job's whole run, but in steps mode", 0), 0u) << err;
+  EXPECT_EQ(try_submit(kUid, {"AUTOTUNE_METRIC=time"}, &d, &err), AT_EINVAL);
+  EXPECT_EQ(err, "--autotune-metric needs --autotune=CLASS");
+  Store s(Store::path_in(state_dir()), {false, false, 1000});
+  EXPECT_FALSE(s.find_class(kUid, "m1")) << "a refused job creates no class";
+
+  const at_submit_decision timed = submit_env(kUid, {"AUTOTUNE_CLASS=m1", "AUTOTUNE_METRIC=time"});
+  const std::string c1 = timed.admin_comment;
+  EXPECT_EQ(c1.substr(c1.size() - 12), " metric=time") << c1;
+  EXPECT_EQ(s.find_class(kUid, "m1")->settings.metric, ClassMetric::time);
+  // A later job's option does not change the class.
+  submit_env(kUid, {"AUTOTUNE_CLASS=m1", "AUTOTUNE_METRIC=throughput"});
+  EXPECT_EQ(s.find_class(kUid, "m1")->settings.metric, ClassMetric::time);
+  EXPECT_EQ(s.find_class(kUid, "m2")->settings.metric, ClassMetric::automatic);
+}

@@ -56,6 +56,16 @@ ClassMode class_mode_from(std::string_view s);  // as the store spells it; Error
 // of: jobs, steps".
 ClassMode parse_class_mode(std::string_view field, std::string_view value);
 
+// What a trial of a class is measured by (--autotune-metric): the wall time of the job's whole
+// run (time: any program, nothing to report) or the samples per second the program reports
+// (throughput).  automatic: the first measured trial fixes it (throughput when the program
+// reported samples, else time); a class is never scored on a mix of both.
+enum class ClassMetric { automatic, time, throughput };
+const char *to_string(ClassMetric m);              // "auto", "time", "throughput" (the store's text)
+ClassMetric class_metric_from(std::string_view s);  // as the store spells it; Error(corrupt) otherwise
+// An option's value ("time" or "throughput"); throws Error(invalid_argument) naming `field`.
+ClassMetric parse_class_metric(std::string_view field, std::string_view value);
+
 // What a class is tuned for; fixed when the class is created.
 struct ClassSettings {
   std::string space;      // space spec (already clamped to the administrator's limits)
@@ -64,6 +74,7 @@ struct ClassSettings {
   ClassMode mode = ClassMode::jobs;
   int probe_batches = 20;     // K: batches profiled per trial in steps mode
   std::string extra = "{}";   // JSON: engine options, inventory snapshot, billing
+  ClassMetric metric = ClassMetric::automatic;
 };
 
 struct ClassRecord {
@@ -158,7 +169,7 @@ class Store {
     // Leave WAL checkpoints (which fsync) to other connections: for job_submit inside slurmctld.
     bool no_checkpoints = false;
   };
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   // "<state_dir>/store.db"
   static std::string path_in(const std::string &state_dir);
 
@@ -189,6 +200,11 @@ class Store {
   void set_allow_users(std::int64_t class_id, bool allow);
   // Deletes the class with its trials, measurements and queue.  False when there was none.
   bool forget_class(std::uint32_t owner, std::string_view name);
+  // The class's metric once a trial was measured by `measured`: a class still `automatic` takes
+  // it (atomically: of two concurrent ingests the first wins), any other keeps its own.  Returns
+  // the class's metric after the call; `automatic` only reads it.  Error(not_found) when the
+  // class is gone.
+  ClassMetric fix_metric(std::int64_t class_id, ClassMetric measured);
 
   // ---- trials
   std::vector<TrialRecord> trials(std::int64_t class_id);
