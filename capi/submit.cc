@@ -587,7 +587,7 @@ Unavailability unavailability(int rc, const std::string &err, const SubmitState 
 void tell_unavailable(const at_submit_request *req, int rc, const std::string &err, const SubmitState &st,
                       at_submit_decision *out) {
   const Unavailability u = unavailability(rc, err, st);
-  const char *cls = env_get(req, "AUTOTUNE_CLASS");
+  const char *cls = options_of(req).cls;
   const std::string name = cls ? cls : "?";
   copy(out->admin_comment, sizeof out->admin_comment,
        "autotune: tuner unavailable (" + u.reason + ": " + u.what + "); job of class " + name +
