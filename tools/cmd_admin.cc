@@ -10,6 +10,7 @@
 
 #include "args.hpp"
 #include "autotune/error.hpp"
+#include "autotune/journal.hpp"
 #include "autotune/log.hpp"
 #include "autotune/names.hpp"
 #include "autotune/units.hpp"
@@ -35,7 +36,8 @@ const char kAdminUsage[] =
     "                            set them (1 = as fast as the median, below SlowNodeThreshold =\n"
     "                            left out of autotune jobs by select/autotune)\n"
     "  check                     the store's integrity check (SQLite's integrity_check and\n"
-    "                            foreign_key_check): exit 0 when it is whole, 1 naming the damage\n"
+    "                            foreign_key_check): exit 0 when it is whole, 1 naming the damage;\n"
+    "                            also says how many job ends wait in StateDir/spool\n"
     "  prune [--days D] [--keep-last N]\n"
     "                            remove finished trials that ended more than D days ago\n"
     "                            (TrialRetentionDays), keeping each class's best trial, its last\n"
@@ -197,6 +199,18 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
     const char *remedy =
         "restore it from a backup, or move it aside (with its -wal and -shm files) and run `autotune admin init` for "
         "an empty store; until then autotune jobs run untuned";
+    // Job ends that wait for ingest (the store was locked, full or damaged when they came).
+    const std::string spool = spool_dir(conf.core.state_dir);
+    const std::vector<std::string> waiting = list_job_ends(spool);
+    if (!waiting.empty()) {
+      const time_t since = static_cast<time_t>(std::stoll(waiting.front().substr(0, 20)) / 1000000000LL);
+      struct tm tm;
+      char when[32];
+      localtime_r(&since, &tm);
+      std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+      std::printf("%s: %zu job end(s) wait to be recorded, the oldest since %s (ingest.log says why)\n",
+                  spool.c_str(), waiting.size(), when);
+    }
     std::string r;
     try {
       Store store = open_store(caller, conf, false);
