@@ -105,8 +105,8 @@ JobEnd parse_job_end(const std::string &text, const std::string &where) {
       case 4: e.start = parse_time(where, key, v); break;
       case 5: e.end = parse_time(where, key, v); break;
       case 6: e.exit_code = parse_u32(where, key, v); break;
-      case 7: e.nodes = v.substr(0, kJournalFieldMax); break;
-      case 8: e.admin_comment = v.substr(0, kJournalFieldMax); break;
+      case 7: e.nodes = clean(v); break;
+      case 8: e.admin_comment = clean(v); break;
     }
   }
   for (std::size_t i = 0; i < 7; ++i)

@@ -31,7 +31,7 @@ tests_fuzz_fuzz_conf_LDADD = $(AT_CONF_LIBS)
 tests_fuzz_fuzz_result_SOURCES = tests/fuzz/fuzz_result.cc tests/fuzz/fuzz.hpp
 tests_fuzz_fuzz_result_CPPFLAGS = $(FUZZ_CPPFLAGS) $(JSON_CFLAGS)
 tests_fuzz_fuzz_result_LDFLAGS = $(FUZZ_LDFLAGS)
-tests_fuzz_fuzz_result_LDADD = $(AT_FILES) $(AT_COMMON)
+tests_fuzz_fuzz_result_LDADD = $(AT_FILES) $(AT_JOURNAL) $(AT_COMMON)
 
 # The replay CSV (Table::parse_csv).
 tests_fuzz_fuzz_csv_SOURCES = tests/fuzz/fuzz_csv.cc tests/fuzz/fuzz.hpp
