@@ -127,7 +127,8 @@ bool TierStore::Impl::demote_one(const ObjectRecord &victim, std::int64_t access
 
 std::uint64_t TierStore::Impl::demote_locked(Scan &s, std::uint64_t want,
                                              const std::string &skip_key) {
-  if (tiers.size() < 2 || tiers[0].lost) return 0;  // nothing can be read off a lost pool
+  // Nothing can be moved off or onto a lost pool (rooms() gives it no free space).
+  if (tiers.size() < 2 || tiers[0].lost) return 0;
   std::uint64_t freed = 0;
   auto free0 = [&] { return rooms(s)[0].free; };
   std::uint64_t f = free0();
@@ -164,6 +165,8 @@ std::uint64_t TierStore::demote(std::uint64_t bytes) {
   Impl::Scan s = m.scan(true);
   const std::uint64_t f = m.rooms(s)[0].free;
   if (f >= bytes) return 0;
+  for (bool g : m.pools_gone())
+    if (g) return 0;  // a pool deleted under the open store takes no piece
   return m.demote_locked(s, bytes, "");
 }
 

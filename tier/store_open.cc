@@ -1,8 +1,9 @@
 // Opening a tier store (TierStore::Impl's constructor): checks the options (naming the tier and
 // field at fault), lays out the directories (store_impl.hpp), creates, resizes and preallocates
 // each pmem tier's pool and maps it (PmemMap) -- or, when the pool is gone under objects that
-// had pieces in it, opens that tier as lost (no pool is made) --, removes what writers that died left behind, loads
-// or measures the tiers' bandwidths (store_bandwidth.cc) and orders the tiers fastest first.
+// had pieces in it, opens that tier as lost (no pool is made) --, removes what writers that died
+// left behind, loads or measures the tiers' bandwidths (store_bandwidth.cc) and orders the tiers
+// fastest first.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,7 +93,8 @@ TierStore::Impl::Impl(TierStoreOptions o) : opt(std::move(o)) {
             }
       struct stat dst;
       Fd fd;
-      if (::stat(spec.path.c_str(), &dst) == 0) fd = tierfs::open_if_exists(pool, O_RDWR | O_NOFOLLOW);
+      if (::stat(spec.path.c_str(), &dst) == 0)
+        fd = tierfs::open_if_exists(pool, O_RDWR | O_NOFOLLOW);
       if (!fd) {
         if (on_tier > 0) {
           log(LogLevel::error, "tier '" + spec.name + "' (pmem): its pool " + pool +

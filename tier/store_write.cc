@@ -118,7 +118,11 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
         return r;
       };
       auto room = rooms_now();
-      if (opt.demotion && tiers.size() > 1 && total > 0 && !tiers[0].lost && !gone[0]) {
+      // No demotion while a pool is lost or gone: nothing can be moved off or onto it.
+      const bool pool_lost =
+          std::any_of(tiers.begin(), tiers.end(), [](const Tier &t) { return t.lost; }) ||
+          std::find(gone.begin(), gone.end(), true) != gone.end();
+      if (opt.demotion && tiers.size() > 1 && total > 0 && !pool_lost) {
         // What the policy would give the fastest tier if cold objects made room there.
         auto ideal_room = room;
         std::uint64_t movable = 0;

@@ -475,8 +475,9 @@ TEST_F(TierStoreTest, AMissingPoolUnderObjectsIsReportedNotRecreated) {
   EXPECT_EQ(f->key(), "lost");
   EXPECT_EQ(f->tier(), "pm");
   EXPECT_EQ(f->tier_kind(), TierKind::pmem);
-  EXPECT_EQ(std::string(f->what()), "object 'lost': missing (pool missing): bytes 0..8388608 were on "
-                                    "tier 'pm' (pmem), whose pool " + pool + " is gone");
+  EXPECT_EQ(std::string(f->what()),
+            "object 'lost': missing (pool missing): bytes 0..8388608 were on tier 'pm' (pmem), "
+            "whose pool " + pool + " is gone");
   EXPECT_NE(::stat(pool.c_str(), &st), 0) << "get made no pool";
   // What is wholly on the disk tier is still there.
   EXPECT_EQ(s.get("kept"), b);

@@ -183,7 +183,8 @@ class TierFault : public Error {
   std::string key_, tier_;
   TierKind tier_kind_;
 };
-const char *tier_fault_name(TierFault::Kind k) noexcept;  // "pool missing", "piece missing", "damaged"
+// "pool missing", "piece missing", "damaged"
+const char *tier_fault_name(TierFault::Kind k) noexcept;
 
 // One object and its state (TierStore::check).
 struct ObjectHealth {
