@@ -16,6 +16,7 @@
 // job's environment as SPANK_AUTOTUNE_<NAME> entries.  No exception crosses into slurmctld (the
 // C API is the firewall).  A job without --autotune is untouched.
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <initializer_list>
 #include <map>
@@ -127,7 +128,11 @@ bool options_from_environment(job_desc_msg_t *jd, std::string *err) {
     bool known = false;
     for (const char *o : kEnvOptions) known = known || name == o;
     if (!known) {
-      *err = "environment entry SPANK_AUTOTUNE_" + name + ": not an option of slurm-autotune; allowed: ";
+      std::string shown = name.substr(0, 64);  // the user's text, quoted harmlessly
+      for (char &ch : shown)
+        if (!isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '?';
+      *err = "environment entry SPANK_AUTOTUNE_" + shown + (name.size() > 64 ? "..." : "") +
+             ": not an option of slurm-autotune; allowed: ";
       for (const char *o : kEnvOptions) *err += std::string(o == kEnvOptions[0] ? "" : ", ") + "SPANK_AUTOTUNE_" + o;
       return false;
     }
