@@ -517,7 +517,9 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
   }
   if (c->settings.mode == ClassMode::steps && writable) {
     // The job tunes itself inside its allocation (autotune-run): its request stays as submitted.
-    copy(out->admin_comment, sizeof out->admin_comment, comment + " mode=steps: tunes inside its allocation" + metric_note(*c));
+    // Steps mode is always measured by throughput (time is refused above): no metric note, so that
+    // autotune-run's annotation follows "tunes inside its allocation" directly.
+    copy(out->admin_comment, sizeof out->admin_comment, comment + " mode=steps: tunes inside its allocation");
     return;
   }
   if (!writable) {

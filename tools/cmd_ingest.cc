@@ -774,7 +774,7 @@ int drain_spool(const Conf &conf) {
       const auto rec = parse_record(f.admin_comment);
       std::optional<ClassRecord> c = rec->shared ? store.find_shared_class(rec->cls) : store.find_class(f.uid, rec->cls);
       if (!c || (c->shared && !c->allow_users)) continue;
-      const std::string who = "class " + c->name + " (uid " + std::to_string(c->owner) + ")";
+      const std::string who = "job " + std::to_string(f.job_id) + " (class " + c->name + ", uid " + std::to_string(f.uid) + ")";
       if (reconcile_pending(conf, store, *c, who)) log_refit(who, refit(store, c->id, conf, propose));
     } catch (const Error &e) {
       log_line("class " + key + ": pending trials not looked at: " + e.what());
