@@ -70,7 +70,7 @@ using DimValues = std::vector<std::uint64_t>;
 // is enumerated).  Each is refused with a message naming the limit and what the space asked for.
 inline constexpr std::size_t kMaxSpaceText = 4096;
 inline constexpr std::size_t kMaxDimValues = 4096;
-inline constexpr std::uint64_t kMaxCombinations = 20000;
+inline constexpr std::uint64_t kMaxCombinations = 10000;
 
 class SpaceSpec {
  public:
