@@ -315,6 +315,23 @@ TEST(SpaceBounds, CombinationsAreCountedBeforeEnumerating) {
   }
 }
 
+TEST(SpaceBounds, StoredSpacesAreWalkedWithTheEarlierLimit) {
+  // A class created when 2,000,000 combinations were allowed keeps working outside slurmctld.
+  Inventory inv;
+  inv.types.push_back({"small", 4, 8, 16 * 1024, 0, {}, 1.0});
+  const SpaceSpec old = SpaceSpec::parse("nodes=1-4,workers=1-100,mem-per-worker=1M-50M:1M");  // 20000
+  EXPECT_THROW(enumerate(old, inv), Error);
+  EnumerateOptions stored;
+  stored.max_combinations = static_cast<double>(kMaxStoredCombinations);
+  EXPECT_FALSE(enumerate(old, inv, stored).empty());
+  try {
+    check_space_size(old, 1, "class space", static_cast<double>(kMaxStoredCombinations) / 1000);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("at most 2000 are allowed"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SpaceBounds, FitsAgreesWithInfeasibleReason) {
   // fits() looks at a few nodes only; infeasible_reason() at every node.  Same verdict everywhere.
   const std::vector<NodeType> types = {{"a", 3, 8, 16 * 1024, 2, {}, 1.0}, {"b", 8, 5, 7000, 0, {}, 1.0}};
