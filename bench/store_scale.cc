@@ -4,7 +4,8 @@
 //     makes DIR/autotune.conf (StateDir=DIR/state, the local cluster's spaces) and a store with
 //     three classes of uid 1000 that the measurements use -- "measured" (tuning, 100 done
 //     trials), "tuning" (new, its initial design queued) and "converged" (100 trials, converged)
-//     -- plus N-3 other classes of 100 other owners (uids 1001-1100; one in a thousand shared), each with
+//     -- plus N-3 other classes of 100 other owners (uids 1001-1100; one in a thousand shared),
+//     each with
 //     --trials finished trials spread over the last D days, and the speeds of --nodes nodes.  With
 //     --classes 3 --nodes 0 it makes the "empty" store: only the three classes.  The bulk rows go
 //     in in one transaction with prepared statements.
@@ -71,7 +72,9 @@ void check(int rc, sqlite3 *db, const char *what) {
 struct Stmt {
   sqlite3 *db;
   sqlite3_stmt *s = nullptr;
-  Stmt(sqlite3 *d, const char *sql) : db(d) { check(sqlite3_prepare_v2(d, sql, -1, &s, nullptr), d, sql); }
+  Stmt(sqlite3 *d, const char *sql) : db(d) {
+    check(sqlite3_prepare_v2(d, sql, -1, &s, nullptr), d, sql);
+  }
   ~Stmt() { sqlite3_finalize(s); }
   void run() {
     check(sqlite3_step(s), db, sqlite3_sql(s));
@@ -83,7 +86,8 @@ struct Stmt {
 // `n` finished trials of class `id`, configurations drawn from `configs`, ended over the last
 // `days` days (seq 1 the oldest); the best (lowest score) becomes the class's best trial.
 void fill_trials(sqlite3 *db, Stmt &trial, Stmt &meas, Stmt &best, std::int64_t id, int n,
-                 const std::vector<std::string> &configs, double now, double days, std::int64_t *job, unsigned *rng) {
+                 const std::vector<std::string> &configs, double now, double days,
+                 std::int64_t *job, unsigned *rng) {
   std::int64_t best_id = 0;
   double best_score = 1e9;
   for (int seq = 1; seq <= n; ++seq) {
@@ -95,9 +99,11 @@ void fill_trials(sqlite3 *db, Stmt &trial, Stmt &meas, Stmt &best, std::int64_t 
     sqlite3_bind_int(trial.s, 2, seq);
     sqlite3_bind_text(trial.s, 3, cfg.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(trial.s, 4, failed ? "failed" : "done", -1, SQLITE_STATIC);
-    sqlite3_bind_text(trial.s, 5, seq <= 4 ? "initial" : (seq <= 10 ? "model" : "best"), -1, SQLITE_STATIC);
-    sqlite3_bind_text(trial.s, 6, seq <= 10 ? "initial design (spread over the space)" : "re-measures the winner", -1,
+    sqlite3_bind_text(trial.s, 5, seq <= 4 ? "initial" : (seq <= 10 ? "model" : "best"), -1,
                       SQLITE_STATIC);
+    sqlite3_bind_text(
+        trial.s, 6, seq <= 10 ? "initial design (spread over the space)" : "re-measures the winner",
+        -1, SQLITE_STATIC);
     sqlite3_bind_int64(trial.s, 7, ++*job);
     sqlite3_bind_double(trial.s, 8, ended - 600);
     sqlite3_bind_double(trial.s, 9, ended - 500);
@@ -116,7 +122,8 @@ void fill_trials(sqlite3 *db, Stmt &trial, Stmt &meas, Stmt &best, std::int64_t 
     sqlite3_bind_double(meas.s, 7, 312.5);
     sqlite3_bind_double(meas.s, 8, 0.41);
     sqlite3_bind_double(meas.s, 9, 180.25);
-    const std::string nodes = "n" + std::to_string(1 + *rng % 500) + ",n" + std::to_string(501 + *rng % 500);
+    const std::string nodes =
+        "n" + std::to_string(1 + *rng % 500) + ",n" + std::to_string(501 + *rng % 500);
     sqlite3_bind_text(meas.s, 10, nodes.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(meas.s, 11, "", -1, SQLITE_STATIC);
     meas.run();
@@ -136,11 +143,12 @@ int fill(const std::string &dir, int classes, int trials, int nodes, double days
   ::mkdir(dir.c_str(), 0755);
   ::mkdir((dir + "/state").c_str(), 0755);
   const std::string conf_path = dir + "/autotune.conf";
-  std::ofstream(conf_path) << "StateDir=" << dir << "/state\n"
-                           << "DefaultSpace=nodes=1-4,workers=1-4,ps=1-2,cpus-per-worker=1-2,mem-per-worker=256M-512M,"
-                              "mem-per-ps=256M\n"
-                           << "SpaceLimits=nodes=1-4,workers=1-8,ps=0-4,cpus-per-worker=1-2,mem-per-worker=128M-2G,"
-                              "cpus-per-ps=1-2,mem-per-ps=128M-2G\n";
+  std::ofstream(conf_path)
+      << "StateDir=" << dir << "/state\n"
+      << "DefaultSpace=nodes=1-4,workers=1-4,ps=1-2,cpus-per-worker=1-2,mem-per-worker=256M-512M,"
+         "mem-per-ps=256M\n"
+      << "SpaceLimits=nodes=1-4,workers=1-8,ps=0-4,cpus-per-worker=1-2,mem-per-worker=128M-2G,"
+         "cpus-per-ps=1-2,mem-per-ps=128M-2G\n";
   const Conf conf = Conf::load(conf_path);
   const std::string path = Store::path_in(conf.core.state_dir);
   std::remove(path.c_str());
@@ -150,7 +158,8 @@ int fill(const std::string &dir, int classes, int trials, int nodes, double days
   std::string extra, space;
   {
     Store store(path, {true, false, 10000});
-    const SpaceSpec sp = restrict_space(SpaceSpec{}, conf.engine.default_space, conf.engine.space_limits);
+    const SpaceSpec sp =
+        restrict_space(SpaceSpec{}, conf.engine.default_space, conf.engine.space_limits);
     auto make = [&](const char *name, int budget) {
       ClassSettings s;
       s.budget = budget;
@@ -171,20 +180,27 @@ int fill(const std::string &dir, int classes, int trials, int nodes, double days
   }
   sqlite3 *db = nullptr;
   check(sqlite3_open(path.c_str(), &db), db, "open");
-  check(sqlite3_exec(db, "PRAGMA foreign_keys=ON; BEGIN IMMEDIATE", nullptr, nullptr, nullptr), db, "begin");
+  check(sqlite3_exec(db, "PRAGMA foreign_keys=ON; BEGIN IMMEDIATE", nullptr, nullptr, nullptr), db,
+        "begin");
   Stmt cls(db,
-           "INSERT INTO classes (owner, name, shared, allow_users, space, gamma, budget, mode, probe_batches, extra, "
-           "state, state_reason, stop_rule, t_ref, c_ref, created, updated) VALUES (?1, ?2, ?3, 0, ?4, 0.5, 20, "
+           "INSERT INTO classes (owner, name, shared, allow_users, space, gamma, budget, mode, "
+           "probe_batches, extra, "
+           "state, state_reason, stop_rule, t_ref, c_ref, created, updated) VALUES (?1, ?2, ?3, 0, "
+           "?4, 0.5, 20, "
            "'jobs', 20, ?5, ?6, ?7, ?8, 0.001, 0.004, ?9, ?9)");
   Stmt trial(db,
-             "INSERT INTO trials (class_id, seq, config, status, origin, reason, job_id, created, started, ended) "
+             "INSERT INTO trials (class_id, seq, config, status, origin, reason, job_id, created, "
+             "started, ended) "
              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   Stmt meas(db,
-            "INSERT INTO measurements (trial_id, samples_per_s, time_s, cost, score, worker_cpu, worker_mem_mb, "
-            "server_cpu, server_mem_mb, nodes, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+            "INSERT INTO measurements (trial_id, samples_per_s, time_s, cost, score, worker_cpu, "
+            "worker_mem_mb, "
+            "server_cpu, server_mem_mb, nodes, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+            "?10, ?11)");
   Stmt best(db, "UPDATE classes SET best_trial = ?1 WHERE id = ?2");
   Stmt rec(db,
-           "INSERT INTO recommendations (class_id, position, config, origin, reason) VALUES (?1, ?2, ?3, 'model', "
+           "INSERT INTO recommendations (class_id, position, config, origin, reason) VALUES (?1, "
+           "?2, ?3, 'model', "
            "'largest expected improvement')");
   Stmt node(db, "INSERT INTO node_speed (node, score, samples, updated) VALUES (?1, ?2, ?3, ?4)");
   const double now = unix_now();
@@ -195,7 +211,8 @@ int fill(const std::string &dir, int classes, int trials, int nodes, double days
   fill_trials(db, trial, meas, best, converged_id, 100, configs, now, days, &job, &rng);
   {
     Stmt conv(db,
-              "UPDATE classes SET state = 'converged', stop_rule = 'budget', state_reason = 'stopped by the budget' "
+              "UPDATE classes SET state = 'converged', stop_rule = 'budget', state_reason = "
+              "'stopped by the budget' "
               "WHERE id = ?1");
     sqlite3_bind_int64(conv.s, 1, converged_id);
     conv.run();
@@ -209,8 +226,9 @@ int fill(const std::string &dir, int classes, int trials, int nodes, double days
     sqlite3_bind_text(cls.s, 4, space.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(cls.s, 5, extra.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(cls.s, 6, tuning ? "tuning" : "converged", -1, SQLITE_STATIC);
-    sqlite3_bind_text(cls.s, 7, tuning ? "12 of 20 trials done" : "stopped by ei: expected improvement below 1%", -1,
-                      SQLITE_STATIC);
+    sqlite3_bind_text(
+        cls.s, 7, tuning ? "12 of 20 trials done" : "stopped by ei: expected improvement below 1%",
+        -1, SQLITE_STATIC);
     sqlite3_bind_text(cls.s, 8, tuning ? "" : "ei", -1, SQLITE_STATIC);
     sqlite3_bind_double(cls.s, 9, now - days * 86400.0);
     cls.run();
@@ -220,7 +238,8 @@ int fill(const std::string &dir, int classes, int trials, int nodes, double days
       for (int p = 0; p < 4; ++p) {
         sqlite3_bind_int64(rec.s, 1, id);
         sqlite3_bind_int(rec.s, 2, p);
-        sqlite3_bind_text(rec.s, 3, configs[(i + p) % configs.size()].c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(rec.s, 3, configs[(i + p) % configs.size()].c_str(), -1,
+                          SQLITE_TRANSIENT);
         rec.run();
       }
   }
@@ -233,20 +252,22 @@ int fill(const std::string &dir, int classes, int trials, int nodes, double days
     node.run();
   }
   check(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), db, "commit");
-  check(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr), db, "checkpoint");
+  check(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr), db,
+        "checkpoint");
   sqlite3_close(db);
   struct stat sb {};
   ::stat(path.c_str(), &sb);
-  std::printf("filled %s: %d classes, %lld trials, %d node speeds in %.1f s; %.1f MiB\n", path.c_str(), classes,
-              static_cast<long long>(job - 1000000), nodes,
-              std::chrono::duration<double>(Clock::now() - t0).count(), static_cast<double>(sb.st_size) / (1 << 20));
+  std::printf("filled %s: %d classes, %lld trials, %d node speeds in %.1f s; %.1f MiB\n",
+              path.c_str(), classes, static_cast<long long>(job - 1000000), nodes,
+              std::chrono::duration<double>(Clock::now() - t0).count(),
+              static_cast<double>(sb.st_size) / (1 << 20));
   return 0;
 }
 
 void report(const char *what, std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  std::printf("%-46s %5zu calls  median %9.1f us  p99 %9.1f us  max %9.1f us\n", what, v.size(), v[v.size() / 2],
-              v[std::min(v.size() - 1, v.size() * 99 / 100)], v.back());
+  std::printf("%-46s %5zu calls  median %9.1f us  p99 %9.1f us  max %9.1f us\n", what, v.size(),
+              v[v.size() / 2], v[std::min(v.size() - 1, v.size() * 99 / 100)], v.back());
   std::fflush(stdout);
 }
 
@@ -256,7 +277,8 @@ std::vector<double> submit_calls(const std::string &cls, int calls, bool new_cla
   std::vector<double> us;
   static int serial = 0;
   for (int i = 0; i < calls; ++i) {
-    const std::string name = new_class ? "new" + std::to_string(::getpid()) + "-" + std::to_string(++serial) : cls;
+    const std::string name =
+        new_class ? "new" + std::to_string(::getpid()) + "-" + std::to_string(++serial) : cls;
     std::vector<std::string> env = {"AUTOTUNE_CLASS=" + name};
     std::vector<char *> envp;
     for (auto &e : env) envp.push_back(e.data());
@@ -348,12 +370,18 @@ int main(int argc, char **argv) {
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     const int v = std::atoi(argv[i + 1]);
-    if (a == "--classes") classes = std::max(3, v);
-    else if (a == "--trials") trials = v;
-    else if (a == "--nodes") nodes = v;
-    else if (a == "--reps") reps = std::max(1, v);
-    else if (a == "--days") days = v;
-    else if (a == "--keep-last") keep_last = v;
+    if (a == "--classes")
+      classes = std::max(3, v);
+    else if (a == "--trials")
+      trials = v;
+    else if (a == "--nodes")
+      nodes = v;
+    else if (a == "--reps")
+      reps = std::max(1, v);
+    else if (a == "--days")
+      days = v;
+    else if (a == "--keep-last")
+      keep_last = v;
     else {
       std::fprintf(stderr, "store_scale: unknown option %s\n", a.c_str());
       return 2;

@@ -67,6 +67,8 @@ void parse_engine_section(RawConf &raw, EngineConf &out) {
     // A default that the limits would refuse from a user is an error of the site's own file.
     restrict_space(out.default_space, SpaceSpec{}, out.space_limits,
                    space_where + ": DefaultSpace");
+  // So is a default larger than job_submit takes from a user (a new class would be refused).
+  if (!space_where.empty()) check_space_size(out.default_space, 1, space_where + ": DefaultSpace");
 }
 
 }  // namespace autotune

@@ -335,9 +335,9 @@ double space_combinations(const SpaceSpec &space, std::size_t node_types) {
          ((has_zero_ps ? 1.0 : 0.0) + (count(Dim::ps) - (has_zero_ps ? 1 : 0)) * server_combos);
 }
 
-void check_space_size(const SpaceSpec &space, std::size_t node_types, std::string_view field) {
+void check_space_size(const SpaceSpec &space, std::size_t node_types, std::string_view field, double limit) {
   const double combos = space_combinations(space, node_types);
-  if (combos <= static_cast<double>(kMaxCombinations)) return;
+  if (combos <= limit) return;
   std::string parts;
   for (int i = 0; i < kDimCount; ++i) {
     const Dim d = static_cast<Dim>(i);
@@ -348,7 +348,7 @@ void check_space_size(const SpaceSpec &space, std::size_t node_types, std::strin
   const std::string n = combos < 1e18 ? std::to_string(static_cast<std::uint64_t>(combos)) : format_double(combos);
   throw_invalid((field.empty() ? std::string() : std::string(field) + ": ") + "the space has " + n +
                 " combinations (" + parts +
-                "); at most " + std::to_string(kMaxCombinations) +
+                "); at most " + std::to_string(static_cast<std::uint64_t>(limit)) +
                 " are allowed (narrow a range or use a step, e.g. 1-64:x2)");
 }
 
@@ -436,7 +436,7 @@ std::size_t enumerate_each(const SpaceSpec &space, const Inventory &inventory, c
         break;
     }
   }
-  check_space_size(space, inventory.types.size(), "");
+  check_space_size(space, inventory.types.size(), "", options.max_combinations);
 
   std::size_t visited = 0;
   std::string first_reason;

@@ -18,11 +18,13 @@ std::optional<PrunePolicy> retention_policy(const Conf &conf, double now) {
 
 std::string prune_stamp_path(const Conf &conf) { return conf.core.state_dir + "/prune.stamp"; }
 
-std::optional<PruneResult> prune_if_due(Store &store, const Conf &conf, double now, const std::string &stamp_path) {
+std::optional<PruneResult> prune_if_due(Store &store, const Conf &conf, double now,
+                                        const std::string &stamp_path) {
   std::optional<PrunePolicy> p = retention_policy(conf, now);
   if (!p) return std::nullopt;
   struct stat sb {};
-  if (::stat(stamp_path.c_str(), &sb) == 0 && now - static_cast<double>(sb.st_mtime) < kPruneIntervalS)
+  if (::stat(stamp_path.c_str(), &sb) == 0 &&
+      now - static_cast<double>(sb.st_mtime) < kPruneIntervalS)
     return std::nullopt;
   p->max_trials = kPruneMaxPerIngest;
   PruneResult r = store.prune_trials(*p);

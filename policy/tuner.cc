@@ -136,6 +136,9 @@ ClassProblem problem_of(const ClassRecord &c, ClassExtra x, std::size_t pool = 0
   Rng rng(p.settings.seed, kStreamPool);
   EnumerateOptions all;
   all.max_candidates = std::numeric_limits<std::size_t>::max();
+  // A stored class keeps the space it was created with, even one of before job_submit's limit
+  // was lowered (its refits run outside slurmctld); a new class's space is held to the limit.
+  if (pool == 0) all.max_combinations = static_cast<double>(kMaxStoredCombinations);
   enumerate_each(p.space, p.inventory, all, [&](const Candidate &cand) {
     if (!fits_slurm_request(cand.config, p.inventory.types[cand.node_type])) return;
     if (limited)

@@ -691,7 +691,7 @@ PruneResult Store::prune_trials(const PrunePolicy &policy) {
       due.push_back({s.i64(0), below});
     }
   }
-  const std::size_t batch = policy.batch > 0 ? policy.batch : 2000;
+  const std::size_t batch = policy.batch > 0 ? policy.batch : 500;
   std::size_t in_txn = 0;
   std::optional<Txn> txn;
   for (const Due &d : due) {

@@ -72,6 +72,9 @@ TEST(EngineConf, BadValuesFailClosed) {
   EXPECT_EQ(conf_error("DefaultSpace=nodes=1-32\nSpaceLimits=nodes=1-16\n"),
             "autotune.conf:1: DefaultSpace: nodes: 1-32 is outside the site's limits 1-16 "
             "(SpaceLimits in autotune.conf)");
+  EXPECT_EQ(conf_error("DefaultSpace=nodes=1-101,workers=1-100\n"),
+            "autotune.conf:1: DefaultSpace: the space has 10100 combinations (101 nodes x 100 workers); at "
+            "most 10000 are allowed (narrow a range or use a step, e.g. 1-64:x2)");
   EXPECT_EQ(conf_error("Seed=1\nSeed=2\n"),
             "autotune.conf:2: Seed is given twice (first at autotune.conf:1)");
 }

@@ -21,7 +21,8 @@ using namespace autotune;
 
 namespace {
 
-const char *kCfg = "nodes=1,workers=1,ps=1,cpus-per-worker=1,mem-per-worker=256M,cpus-per-ps=1,mem-per-ps=256M";
+const char *kCfg =
+    "nodes=1,workers=1,ps=1,cpus-per-worker=1,mem-per-worker=256M,cpus-per-ps=1,mem-per-ps=256M";
 constexpr double kDay = 86400;
 constexpr double kNow = 1.8e9;
 
@@ -41,7 +42,8 @@ class Retention : public ::testing::Test {
 
   // A class of `n` trials, trial k (1-based) finished `n + 1 - k` days before kNow, so trial 1 is
   // the oldest; the statuses of `unfinished` trials are left as given (pending or running).
-  std::int64_t make_class(const std::string &name, int n, const std::vector<std::pair<int, TrialStatus>> &unfinished = {}) {
+  std::int64_t make_class(const std::string &name, int n,
+                          const std::vector<std::pair<int, TrialStatus>> &unfinished = {}) {
     ClassSettings s;
     s.space = "workers=1-4";
     const std::int64_t id = store().ensure_class(1000, name, s).id;
@@ -58,7 +60,8 @@ class Retention : public ::testing::Test {
       Measurement m;
       m.samples_per_s = 100 + k;
       m.score = 1.0;
-      store().finish_trial(t.id, k % 7 == 0 ? TrialStatus::failed : TrialStatus::done, k % 7 == 0 ? std::nullopt : std::optional<Measurement>(m),
+      store().finish_trial(t.id, k % 7 == 0 ? TrialStatus::failed : TrialStatus::done,
+                           k % 7 == 0 ? std::nullopt : std::optional<Measurement>(m),
                            kNow - (n + 1 - k) * kDay);
     }
     return id;
@@ -68,7 +71,8 @@ class Retention : public ::testing::Test {
       if (t.seq == seq) return t.id;
     return 0;
   }
-  void set_state(std::int64_t cls, ClassState state, std::optional<int> best_seq, const std::string &extra) {
+  void set_state(std::int64_t cls, ClassState state, std::optional<int> best_seq,
+                 const std::string &extra) {
     const ClassRecord c = *store().find_class_by_id(cls);
     Decision d;
     d.state = state;
@@ -140,7 +144,8 @@ TEST_F(Retention, KeepsWhatEndedAfterTheCutoff) {
 }
 
 TEST_F(Retention, NeverPrunesPendingOrRunningTrials) {
-  const std::int64_t c = make_class("open", 30, {{2, TrialStatus::pending}, {4, TrialStatus::running}});
+  const std::int64_t c =
+      make_class("open", 30, {{2, TrialStatus::pending}, {4, TrialStatus::running}});
   set_state(c, ClassState::converged, 30, "{}");
   store().prune_trials(policy(0, 3));
   std::set<int> want = range(28, 30);
@@ -212,13 +217,17 @@ TEST(RetentionConf, KeysAreValidated) {
   EXPECT_EQ(c.tuner.trial_retention_days, 180);
   EXPECT_EQ(c.tuner.trial_retain_last, 50);
   EXPECT_EQ(conf_error("TrialRetentionDays=-1\n"),
-            "autotune.conf:1: TrialRetentionDays: '-1' is out of range; allowed: a whole number from 0 to 36500");
+            "autotune.conf:1: TrialRetentionDays: '-1' is out of range; allowed: a whole number "
+            "from 0 to 36500");
   EXPECT_EQ(conf_error("TrialRetentionDays=1y\n"),
-            "autotune.conf:1: TrialRetentionDays: '1y' is not a whole number; allowed: a whole number from 0 to 36500");
+            "autotune.conf:1: TrialRetentionDays: '1y' is not a whole number; allowed: a whole "
+            "number from 0 to 36500");
   EXPECT_EQ(conf_error("TrialRetainLast=0\n"),
-            "autotune.conf:1: TrialRetainLast: '0' is out of range; allowed: a whole number from 1 to 1000000");
+            "autotune.conf:1: TrialRetainLast: '0' is out of range; allowed: a whole number from 1 "
+            "to 1000000");
   EXPECT_EQ(conf_error("TrialRetentionDays=30\nTrialRetainLast=1\nDriftConfirm=3\n"),
-            "TrialRetainLast 1 is below DriftConfirm 3: pruning would remove the re-measurements drift is judged "
+            "TrialRetainLast 1 is below DriftConfirm 3: pruning would remove the re-measurements "
+            "drift is judged "
             "on; allowed: TrialRetainLast >= DriftConfirm");
   // Without retention the check does not apply.
   EXPECT_EQ(conf_error("TrialRetainLast=1\nDriftConfirm=3\n"), "");

@@ -280,7 +280,7 @@ TEST(SpaceBounds, CombinationsAreCountedBeforeEnumerating) {
   EXPECT_EQ(space_combinations(SpaceSpec::parse("ps=0-2,cpus-per-ps=1-2,mem-per-ps=256M|512M|1G")), 13.0);
   EXPECT_EQ(space_combinations(SpaceSpec{}), 1.0);
   // At the limit: accepted.
-  const SpaceSpec at = SpaceSpec::parse("nodes=1-4,workers=4-253,mem-per-worker=1M-20M:1M");
+  const SpaceSpec at = SpaceSpec::parse("nodes=1-4,workers=4-253,mem-per-worker=1M-10M:1M");
   EXPECT_EQ(space_combinations(at), static_cast<double>(kMaxCombinations));
   EXPECT_NO_THROW(check_space_size(at));
   try {
@@ -288,8 +288,8 @@ TEST(SpaceBounds, CombinationsAreCountedBeforeEnumerating) {
     FAIL();
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()),
-              "--autotune-space: the space has 40000 combinations (4 nodes x 250 workers x 20 mem-per-worker x 2 "
-              "node types); at most 20000 are allowed (narrow a range or use a step, e.g. 1-64:x2)");
+              "--autotune-space: the space has 20000 combinations (4 nodes x 250 workers x 10 mem-per-worker x 2 "
+              "node types); at most 10000 are allowed (narrow a range or use a step, e.g. 1-64:x2)");
   }
   // Eight dimensions at their largest: the count does not overflow, and nothing is enumerated.
   const SpaceSpec huge = SpaceSpec::parse(
@@ -303,7 +303,7 @@ TEST(SpaceBounds, CombinationsAreCountedBeforeEnumerating) {
     EXPECT_NE(std::string(e.what()).find("combinations (4096 nodes x 4096 workers x 4096 ps x 4096 cpus-per-worker"),
               std::string::npos)
         << e.what();
-    EXPECT_NE(std::string(e.what()).find("at most 20000 are allowed"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at most 10000 are allowed"), std::string::npos) << e.what();
   }
   Inventory inv;
   inv.types.push_back({"big", 4096, 256, 1u << 20, 8, {}, 1.0});
@@ -312,6 +312,23 @@ TEST(SpaceBounds, CombinationsAreCountedBeforeEnumerating) {
     FAIL();
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()).rfind("the space has ", 0), 0u) << e.what();
+  }
+}
+
+TEST(SpaceBounds, StoredSpacesAreWalkedWithTheEarlierLimit) {
+  // A class created when 2,000,000 combinations were allowed keeps working outside slurmctld.
+  Inventory inv;
+  inv.types.push_back({"small", 4, 8, 16 * 1024, 0, {}, 1.0});
+  const SpaceSpec old = SpaceSpec::parse("nodes=1-4,workers=1-100,mem-per-worker=1M-50M:1M");  // 20000
+  EXPECT_THROW(enumerate(old, inv), Error);
+  EnumerateOptions stored;
+  stored.max_combinations = static_cast<double>(kMaxStoredCombinations);
+  EXPECT_FALSE(enumerate(old, inv, stored).empty());
+  try {
+    check_space_size(old, 1, "class space", static_cast<double>(kMaxStoredCombinations) / 1000);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("at most 2000 are allowed"), std::string::npos) << e.what();
   }
 }
 

@@ -272,7 +272,7 @@ TEST_F(SubmitCache, ValuesBeyondTheLimitsAreRefusedNamingTheLimit) {
   };
   const std::vector<Case> cases = {
       {{"AUTOTUNE_CLASS=big", "AUTOTUNE_SPACE=nodes=1-5,workers=1-4050"},
-       "--autotune-space: the space has 20250 combinations (5 nodes x 4050 workers); at most 20000 are allowed "
+       "--autotune-space: the space has 20250 combinations (5 nodes x 4050 workers); at most 10000 are allowed "
        "(narrow a range or use a step, e.g. 1-64:x2)"},
       {{"AUTOTUNE_CLASS=big", "AUTOTUNE_SPACE=workers=1-1000000"},
        "--autotune-space: workers: '1-1000000' has 1000000 values; at most 4096 are allowed per dimension (use a "

@@ -70,7 +70,10 @@ using DimValues = std::vector<std::uint64_t>;
 // is enumerated).  Each is refused with a message naming the limit and what the space asked for.
 inline constexpr std::size_t kMaxSpaceText = 4096;
 inline constexpr std::size_t kMaxDimValues = 4096;
-inline constexpr std::uint64_t kMaxCombinations = 20000;
+inline constexpr std::uint64_t kMaxCombinations = 10000;
+// What kMaxCombinations was before it bounded job_submit's work: the spaces of classes stored
+// since are walked with it (outside slurmctld: ingest's refit, autotune show).
+inline constexpr std::uint64_t kMaxStoredCombinations = 2000000;
 
 class SpaceSpec {
  public:
@@ -110,9 +113,10 @@ SpaceSpec restrict_space(const SpaceSpec &user, const SpaceSpec &defaults, const
 // double: it may exceed every integer type for a space that is refused anyway.
 double space_combinations(const SpaceSpec &space, std::size_t node_types = 1);
 // Throws Error(invalid_argument) "FIELD: the space has N combinations (...); at most
-// kMaxCombinations are allowed ..." when space_combinations() exceeds kMaxCombinations.
+// LIMIT are allowed ..." when space_combinations() exceeds `limit`.
 void check_space_size(const SpaceSpec &space, std::size_t node_types = 1,
-                      std::string_view field = "--autotune-space");
+                      std::string_view field = "--autotune-space",
+                      double limit = static_cast<double>(kMaxCombinations));
 
 // One kind of node of the cluster.
 struct NodeType {
@@ -158,7 +162,12 @@ struct Candidate {
 struct EnumerateOptions {
   std::vector<std::string> required_features;  // node types must have all of them
   std::size_t max_candidates = 20000;
+  // The combinations refused before anything is enumerated.  A class keeps the space it was
+  // created with: one stored before kMaxCombinations was lowered is walked with
+  // kMaxStoredCombinations (outside slurmctld: ingest, autotune show).
+  double max_combinations = static_cast<double>(kMaxCombinations);
 };
+
 
 // Every feasible (configuration, node type) of the space, in a fixed order (node types in
 // inventory order, then dimensions in config.hpp order, each ascending).  When ps = 0 the server

@@ -30,7 +30,8 @@ std::optional<PrunePolicy> retention_policy(const Conf &conf, double now);
 // Prunes by the policy when it is on and the last prune recorded in `stamp_path` (its
 // modification time) is kPruneIntervalS or more before `now`; touches the stamp when everything
 // due was removed.  nullopt when nothing was due or retention is off.
-std::optional<PruneResult> prune_if_due(Store &store, const Conf &conf, double now, const std::string &stamp_path);
+std::optional<PruneResult> prune_if_due(Store &store, const Conf &conf, double now,
+                                        const std::string &stamp_path);
 
 // "StateDir/prune.stamp"
 std::string prune_stamp_path(const Conf &conf);

@@ -145,7 +145,7 @@ struct PrunePolicy {
   double ended_before = 0;
   int keep_last = 20;          // >= 1
   std::size_t max_trials = 0;  // stop after this many (0: no limit)
-  std::size_t batch = 2000;    // trials per write transaction (the write lock is held that long)
+  std::size_t batch = 500;     // trials per write transaction (the write lock is held that long)
 };
 struct PruneResult {
   std::size_t trials = 0;   // trials removed (with their measurements)
