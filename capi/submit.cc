@@ -379,7 +379,8 @@ std::string comment_prefix(const ClassRecord &c) {
   return "autotune: class=" + c.name + (c.shared ? " (shared)" : "");
 }
 
-// The measure of the class, last in the AdminComment ("... metric=time"; ingest reads it).
+// The measure of the class, last in the AdminComment of a job of mode jobs ("... metric=time").
+// (A steps-mode job's is always throughput, and autotune annotate appends the winner to it.)
 std::string metric_note(const ClassRecord &c) { return std::string(" metric=") + to_string(c.settings.metric); }
 
 void decide_job(const at_submit_request *req, at_submit_decision *out) {

@@ -98,7 +98,7 @@ RankReport parse_rank_report(std::string_view text) {
   return r;
 }
 
-std::string merge_rank_reports(const std::vector<RankReport> &in) {
+std::string merge_rank_reports(const std::vector<RankReport> &in, int expected_workers) {
   std::vector<RankReport> ranks = in;
   std::sort(ranks.begin(), ranks.end(), [](const RankReport &a, const RankReport &b) { return a.rank < b.rank; });
   double wall = 0, samples = 0, clocks = -1;
@@ -116,6 +116,11 @@ std::string merge_rank_reports(const std::vector<RankReport> &in) {
     if (r.batches >= 0) clocks = clocks < 0 ? r.batches : std::min(clocks, r.batches);
   }
   json j;
+  if (workers > 0 && expected_workers > workers) {
+    samples *= static_cast<double>(expected_workers) / workers;
+    j["workers_reported"] = workers;
+    workers = expected_workers;
+  }
   j["format"] = "autotune-result/1";
   j["status"] = samples > 0 && wall > 0 ? "ok" : "empty";
   j["reported_by"] = kRankReportFormat;

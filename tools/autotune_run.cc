@@ -196,12 +196,12 @@ int main(int argc, char **argv) {
   if (inside_step()) {
     const char *procid = std::getenv("SLURM_PROCID");
     if (procid && std::strcmp(procid, "0") != 0) return 0;
-    if (shrink) {
-      shrink = false;  // the enclosing step runs on every node of the allocation
-      if (mode.value_or(ClassMode::jobs) == ClassMode::steps || (env("AUTOTUNE_MODE") && !std::strcmp(env("AUTOTUNE_MODE"), "steps")))
-        std::fprintf(stderr, "autotune-run: called from inside job step %s: the allocation is not shrunk to the winner\n",
-                     std::getenv("SLURM_STEP_ID"));
-    }
+    const char *m = env("AUTOTUNE_MODE");
+    const bool steps = mode ? *mode == ClassMode::steps : m && std::strcmp(m, "steps") == 0;
+    if (shrink && steps)
+      std::fprintf(stderr, "autotune-run: called from inside job step %s: the allocation is not shrunk to the winner\n",
+                   std::getenv("SLURM_STEP_ID"));
+    shrink = false;  // the enclosing step runs on every node of the allocation
   }
   const char *cfg_text = env("AUTOTUNE_CONFIG");
   const char *cls = env("AUTOTUNE_CLASS");

@@ -59,7 +59,8 @@ std::string scratch_dir() {
 
 // The ranks' reports of a helper ($AUTOTUNE_RESULT.rank.<R>, rank_report.hpp) in `dir`, merged
 // into the app's result; nullopt when there is none.  A malformed report is left out, saying so.
-std::optional<nlohmann::json> merged_rank_reports(const std::string &dir, const std::string &result_name) {
+std::optional<nlohmann::json> merged_rank_reports(const std::string &dir, const std::string &result_name,
+                                                  int expected_workers) {
   std::vector<RankReport> ranks;
   DIR *d = opendir(dir.c_str());
   if (!d) return std::nullopt;
@@ -83,7 +84,7 @@ std::optional<nlohmann::json> merged_rank_reports(const std::string &dir, const 
     }
   }
   if (ranks.empty()) return std::nullopt;
-  return nlohmann::json::parse(merge_rank_reports(ranks));
+  return nlohmann::json::parse(merge_rank_reports(ranks, expected_workers));
 }
 
 // The scratch files a rank's helper may leave besides its report (FILE.rank.R.tmp.PID).
@@ -318,7 +319,8 @@ StepOutcome run_step(const StepRequest &req) {
       }
     }
   }
-  if (!out.app_result) out.app_result = merged_rank_reports(dir, "result.json");
+  if (!out.app_result)
+    out.app_result = merged_rank_reports(dir, "result.json", req.config ? req.config->counts.workers : 0);
   remove_all_in(dir);
   rmdir(dir.c_str());
 

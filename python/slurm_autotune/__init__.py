@@ -140,9 +140,15 @@ def _write(doc_fields, environ):
         else:
             parts.append('"%s":%s' % (k, repr(float(v)) if isinstance(v, float) else str(int(v))))
     text = "{" + ",".join(parts) + "}\n"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        # Not the program's failure: e.g. a rank on another node than autotune-run's, whose
+        # scratch directory it cannot reach (autotune-run estimates from the ranks it finds).
+        sys.stderr.write("slurm_autotune: rank %d: cannot write its report %s: %s\n" % (rank, path, e.strerror or e))
+        return None
     return path
 
 

@@ -88,3 +88,14 @@ TEST(RankReport, MergesLikeLibssp) {
   ASSERT_TRUE(r.app->worker);
   EXPECT_DOUBLE_EQ(*r.app->worker->cpu_util_mean, 0.875);
 }
+
+TEST(RankReport, MissingRanksAreEstimatedFromTheReportedOnes) {
+  // Rank 1 ran on a node that could not reach autotune-run's scratch directory: the
+  // configuration's 2 workers processed about twice what rank 0 reported.
+  const auto j = nlohmann::json::parse(merge_rank_reports({parse_rank_report(kRank0)}, 2));
+  EXPECT_DOUBLE_EQ(j["samples_per_s"].get<double>(), 1000.0) << "2 x 1000 samples in 2 s";
+  EXPECT_EQ(j["workers"], 2);
+  EXPECT_EQ(j["workers_reported"], 1);
+  const auto all = nlohmann::json::parse(merge_rank_reports({parse_rank_report(kRank0), parse_rank_report(kRank1)}, 2));
+  EXPECT_FALSE(all.contains("workers_reported"));
+}

@@ -52,6 +52,13 @@ class Report(Base):
         self.assertGreater(d["peak_rss_mb"], 0)
         self.assertEqual(os.listdir(self.dir.name), ["result.json.rank.3"], "no temporary file left")
 
+    def test_an_unwritable_report_is_not_the_programs_failure(self):
+        env = dict(self.env, AUTOTUNE_RESULT="/nonexistent-dir/result.json")
+        self.assertIsNone(report(1, 1, environ=env))
+        p = Profiler(environ=dict(env, AUTOTUNE_PROFILE_WARMUP="0"), exit=exiter)
+        p.step(1)
+        self.assertIsNone(p.close())
+
     def test_nothing_without_autotune_result(self):
         self.assertIsNone(report(1, 1, environ={}))
 

@@ -39,7 +39,12 @@ struct RankReport {
 // ("rank report: wall_s: 0 is not above 0") or Error(corrupt) for text that is not JSON.
 RankReport parse_rank_report(std::string_view text);
 
-// The "autotune-result/1" document (JSON text) of the ranks' reports (at least one).
-std::string merge_rank_reports(const std::vector<RankReport> &ranks);
+// The "autotune-result/1" document (JSON text) of the ranks' reports (at least one).  When
+// `expected_workers` (the configuration's) is above the number of worker ranks that reported --
+// ranks on other nodes than autotune-run's cannot reach its scratch directory unless it is on a
+// shared file system -- the workers' samples are scaled up to it (the reported ranks' mean per
+// rank), so that a configuration spread over several nodes is not undercounted; the document
+// then says "workers_reported".
+std::string merge_rank_reports(const std::vector<RankReport> &ranks, int expected_workers = 0);
 
 }  // namespace autotune
