@@ -186,14 +186,17 @@ extern "C" int at_prep_configure(const char *conf_path, const char *ingest_progr
     at_prep_shutdown();
     PrepState &st = state();
     std::string spool, why;
+    int retry_s = retry_seconds > 0 ? retry_seconds : 30;
     try {
       CoreConf core;
+      core.ingest_retry_s = retry_s;
       struct stat sb;
       if (conf_path && ::stat(conf_path, &sb) == 0) {
         RawConf raw = RawConf::parse_file(conf_path);
         parse_core_section(raw, core);
       }
       spool = spool_dir(core.state_dir);
+      retry_s = core.ingest_retry_s;
     } catch (const Error &e) {
       why = e.what();
     }
@@ -207,7 +210,7 @@ extern "C" int at_prep_configure(const char *conf_path, const char *ingest_progr
       std::lock_guard<std::mutex> lock(st.mu);
       st.spool = spool;
       st.program = ingest_program ? ingest_program : "";
-      st.retry_s = retry_seconds > 0 ? retry_seconds : 30;
+      st.retry_s = retry_s;
       st.error = why;
       st.stop = false;
       st.kick = false;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "autotune/error.hpp"
+#include "autotune/units.hpp"
 
 namespace autotune {
 namespace {
@@ -141,6 +142,8 @@ void parse_core_section(RawConf &raw, CoreConf &out) {
     if (v.empty() || v[0] != '/') throw_invalid(l->where() + ": StateDir: '" + v + "' is not an absolute path");
     out.state_dir = v;
   }
+  if (auto l = raw.take_line("IngestRetry"))
+    out.ingest_retry_s = static_cast<int>(parse_int(l->where() + ": IngestRetry", l->tokens[0].value, 1, 3600));
 }
 
 std::string default_conf_path(bool trusted_env) {

@@ -16,6 +16,12 @@ TEST(Conf, DefaultsAndStateDir) {
   EXPECT_EQ(Conf::defaults().core.state_dir, "/var/lib/slurm-autotune");
   Conf c = Conf::load_text("# comment\n\n  statedir=/srv/at   # trailing\n");
   EXPECT_EQ(c.core.state_dir, "/srv/at");
+  EXPECT_EQ(c.core.ingest_retry_s, 30);
+  EXPECT_EQ(Conf::load_text("IngestRetry=5\n").core.ingest_retry_s, 5);
+  const std::string e = conf_error("IngestRetry=0\n");
+  EXPECT_NE(e.find("autotune.conf:1: IngestRetry"), std::string::npos) << e;
+  EXPECT_NE(e.find("1"), std::string::npos) << e;
+  EXPECT_NE(conf_error("IngestRetry=soon\n").find("IngestRetry"), std::string::npos);
 }
 
 TEST(Conf, FailsClosed) {

@@ -57,9 +57,12 @@ class RawConf {
 struct CoreConf {
   // StateDir: the directory of the profile store (owned by SlurmUser, not writable by users).
   std::string state_dir = "/var/lib/slurm-autotune";
+  // IngestRetry: seconds between prep/autotune's tries of `autotune ingest --spool` while job
+  // ends wait (the store locked, full or damaged), 1-3600.
+  int ingest_retry_s = 30;
 };
 
-// Section parser of the core section: takes StateDir from `raw`.
+// Section parser of the core section: takes StateDir and IngestRetry from `raw`.
 void parse_core_section(RawConf &raw, CoreConf &out);
 
 // Where the tools look: $AUTOTUNE_CONF, else autotune.conf beside $SLURM_CONF, else
