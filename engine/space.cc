@@ -187,16 +187,16 @@ std::uint64_t dim_max(Dim d) {
   return 0;
 }
 
-SpaceSpec SpaceSpec::parse(std::string_view text, std::string_view field) {
+SpaceSpec SpaceSpec::parse(std::string_view text, std::string_view field, std::size_t max_text) {
   const std::string f(field);
   if (text.empty())
     throw_invalid(f +
                   ": empty space; allowed: comma-separated DIMENSION=VALUES items with "
                   "DIMENSION one of " +
                   kAllowedDims);
-  if (text.size() > kMaxSpaceText)
+  if (text.size() > max_text)
     throw_invalid(f + ": the space is " + std::to_string(text.size()) + " characters long; at most " +
-                  std::to_string(kMaxSpaceText) + " are allowed (use ranges: 1-64:x2)");
+                  std::to_string(max_text) + " are allowed (use ranges: 1-64:x2)");
   SpaceSpec s;
   for (const auto &[key, value] : split_assignments(f, text, "VALUES")) {
     int found = -1;

@@ -122,7 +122,7 @@ struct Scored {
 // so that what follows the walk costs no more than `pool` candidates do.
 ClassProblem problem_of(const ClassRecord &c, ClassExtra x, std::size_t pool = 0) {
   ClassProblem p;
-  if (!x.space.empty()) p.space = SpaceSpec::parse(x.space, "class space");  // empty: built-in defaults
+  if (!x.space.empty()) p.space = SpaceSpec::parse(x.space, "class space", kMaxStoredSpaceText);  // empty: built-in defaults
   p.inventory = x.inventory;
   p.limits = x.partition_limits();
   p.billing = BillingWeights::parse(x.billing_weights);

@@ -40,7 +40,7 @@ void check_space(const char *text, const Conf &conf) {
   // Documented: parse(format()) == *this.
   const std::string f = user.format();
   SpaceSpec again;
-  FUZZ_CHECK(!fuzz::refused([&] { again = SpaceSpec::parse(f, "--autotune-space"); }),
+  FUZZ_CHECK(!fuzz::refused([&] { again = SpaceSpec::parse(f, "class space", kMaxStoredSpaceText); }),
              "format() of a parsed space does not parse: " + f);
   FUZZ_CHECK(again == user, "parse(format()) differs: " + f);
   const EngineConf &e = conf.engine;
@@ -48,7 +48,7 @@ void check_space(const char *text, const Conf &conf) {
   if (fuzz::refused([&] { space = restrict_space(user, e.default_space, e.space_limits, "--autotune-space"); }))
     return;
   const std::string s = space.format();
-  FUZZ_CHECK(SpaceSpec::parse(s, "space") == space, "restricted space does not round-trip: " + s);
+  FUZZ_CHECK(SpaceSpec::parse(s, "space", kMaxStoredSpaceText) == space, "restricted space does not round-trip: " + s);
 }
 
 void check_config(const char *text) {

@@ -385,3 +385,13 @@ TEST(CandidateSet, EncodesOnUnitScalesWithTotals) {
                              FeatureColumn{"b", Scale::automatic, {1}, {}}}),
                Error);
 }
+
+// A space a user gives in few characters of ranges is stored as format(), which writes every value
+// out; the class must still read it back (a fuzzing finding: workers=2-1662 formats to 7.6 kB).
+TEST(SpaceBounds, StoredFormatLongerThanTheUserLimitReadsBack) {
+  const SpaceSpec s = SpaceSpec::parse("nodes=1-4,workers=2-1662,mem-per-worker=1288M|1T");
+  const std::string f = s.format();
+  ASSERT_GT(f.size(), kMaxSpaceText);
+  EXPECT_EQ(SpaceSpec::parse(f, "class space", kMaxStoredSpaceText), s);
+  EXPECT_THROW(SpaceSpec::parse(f), Error);  // as a user's text, it is too long
+}

@@ -74,14 +74,19 @@ inline constexpr std::uint64_t kMaxCombinations = 10000;
 // What kMaxCombinations was before it bounded job_submit's work: the spaces of classes stored
 // since are walked with it (outside slurmctld: ingest's refit, autotune show).
 inline constexpr std::uint64_t kMaxStoredCombinations = 2000000;
+// The longest text of a space a class keeps: format() writes every value out, so a space given
+// in kMaxSpaceText characters of ranges (kMaxDimValues values per dimension) can be longer.
+inline constexpr std::size_t kMaxStoredSpaceText = 1 << 20;
 
 class SpaceSpec {
  public:
   // Parses the syntax above.  Throws Error(invalid_argument) with "FIELD: DIMENSION: ..." naming
-  // the dimension, quoting the value and saying what is allowed; a text longer than kMaxSpaceText
-  // and a dimension of more than kMaxDimValues values are refused before anything is allocated
-  // for them.
-  static SpaceSpec parse(std::string_view text, std::string_view field = "--autotune-space");
+  // the dimension, quoting the value and saying what is allowed; a text longer than `max_text`
+  // (kMaxSpaceText for what a user or the site writes, kMaxStoredSpaceText for a class's stored
+  // format()) and a dimension of more than kMaxDimValues values are refused before anything is
+  // allocated for them.
+  static SpaceSpec parse(std::string_view text, std::string_view field = "--autotune-space",
+                         std::size_t max_text = kMaxSpaceText);
 
   bool has(Dim d) const { return dims_[static_cast<int>(d)].has_value(); }
   // The given values; precondition has(d).
@@ -91,7 +96,7 @@ class SpaceSpec {
   bool empty() const;
 
   // Canonical text: the given dimensions in config.hpp order, each as an explicit set
-  // ("nodes=1|2|4,mem-per-worker=512M|1G").  parse(format()) == *this.
+  // ("nodes=1|2|4,mem-per-worker=512M|1G").  parse(format(), field, kMaxStoredSpaceText) == *this.
   std::string format() const;
   bool operator==(const SpaceSpec &o) const { return dims_ == o.dims_; }
 
