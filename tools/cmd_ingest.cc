@@ -49,30 +49,15 @@ namespace autotune::cli {
 
 namespace {
 
-// What Slurm says about the job.
-struct JobFacts {
-  std::uint32_t job_id = 0;
-  std::uint32_t uid = 0;
-  std::string admin_comment;
-  std::string state;  // COMPLETED, FAILED, TIMEOUT, CANCELLED, OUT_OF_MEMORY, ...
-  std::string nodes;
-  double start = 0, end = 0;
-  std::uint32_t exit_code = 0;
-  bool requeued = false;  // the job will run again (scontrol requeue, preemption with requeue)
-  bool ended = false;     // slurmctld's record says the job is over (or requeued)
+// What Slurm says about the job: the fields of a spool's job end (journal.hpp), and whether the
+// job is over.
+struct JobFacts : JobEnd {
+  bool ended = false;  // slurmctld's record says the job is over
 };
 
 JobFacts facts_of(const JobEnd &e) {
   JobFacts f;
-  f.job_id = e.job_id;
-  f.uid = e.uid;
-  f.admin_comment = e.admin_comment;
-  f.state = e.state;
-  f.nodes = e.nodes;
-  f.start = e.start;
-  f.end = e.end;
-  f.exit_code = e.exit_code;
-  f.requeued = e.requeued;
+  static_cast<JobEnd &>(f) = e;
   f.ended = true;
   return f;
 }
