@@ -1,15 +1,14 @@
-// tier_bench: put and get bandwidth of the tier store, per placement policy, for objects of
-// 64 MiB to 1 GiB, side by side with
+// tier_bench: put and get bandwidth of the tier store, per placement policy (ff fill-fastest,
+// bp bandwidth-proportional, auto the default), for objects of 4 MiB to 1 GiB, side by side with
 //   the baseline  a plain file written with write(2) + fsync(2) on the disk tier's file system
 //                 (and read back with read(2), cold), what a user has without the store;
 //   the limit     a bare memcpy into a libpmem2 mapping on the pmem tier's file system.
 // Each policy gets a store of its own (pmem tier: --pmem-capacity in --pmem-dir; disk tier in
 // --disk-dir), bandwidths measured by the store.  Before every get, the disk pieces and the
 // baseline file are dropped from the page cache (POSIX_FADV_DONTNEED), so disk reads come from
-// the device.  Every figure is the median of --reps runs (bp/ff: the median of the ratios of
-// back-to-back runs); every object is removed after its run
-// and all files are deleted at the end.  The runs of the baseline and of the two policies take
-// turns.
+// the device.  Every figure is the median of --reps runs (bp/ff, auto/ff: the median of the
+// ratios of back-to-back runs); every object is removed after its run and all files are deleted
+// at the end.  The runs of the baseline and of the three policies take turns.
 //
 // usage: tier_bench [--pmem-dir DIR] [--disk-dir DIR] [--pmem-capacity SIZE] [--sizes LIST]
 //                   [--reps N]
@@ -63,7 +62,8 @@ struct Options {
   std::string pmem_dir = "/dev/shm";
   std::string disk_dir = "/var/tmp";
   std::uint64_t pmem_capacity = 256 * MiB;
-  std::vector<std::uint64_t> sizes = {64 * MiB, 128 * MiB, 256 * MiB, 512 * MiB, 1024 * MiB};
+  std::vector<std::uint64_t> sizes = {4 * MiB,   16 * MiB,  64 * MiB,  128 * MiB,
+                                       256 * MiB, 512 * MiB, 1024 * MiB};
   int reps = 9;
 };
 
@@ -149,8 +149,13 @@ int main(int argc, char **argv) {
       std::string data;
     };
     std::vector<Store> stores;
-    for (PlacementPolicy p : {PlacementPolicy::fill_fastest, PlacementPolicy::bandwidth_proportional}) {
-      const std::string name = p == PlacementPolicy::fill_fastest ? "ff" : "bp";
+    constexpr int kPolicies = 3;
+    const PlacementPolicy policies[kPolicies] = {
+        PlacementPolicy::fill_fastest, PlacementPolicy::bandwidth_proportional, PlacementPolicy::automatic};
+    const char *const tags[kPolicies] = {"ff", "bp", "auto"};
+    for (int k = 0; k < kPolicies; ++k) {
+      const PlacementPolicy p = policies[k];
+      const std::string name = tags[k];
       TierStoreOptions so;
       so.tiers = {{"pmem", TierKind::pmem, root_pmem + "/" + name, o.pmem_capacity, 0},
                   {"disk", TierKind::disk, root_disk + "/" + name, max_size + 64 * MiB, 0}};
@@ -169,12 +174,13 @@ int main(int argc, char **argv) {
       std::printf("# %-4s %-40s measured %.0f MiB/s\n", u.name.c_str(), u.media.c_str(),
                   u.bandwidth / MiB);
     std::printf(
-        "# MiB/s, median of %d runs; bp/ff = median of paired put-time ratios (>1: bp "
-        "faster); get reads the disk pieces cold\n",
+        "# MiB/s, median of %d runs; bp/ff, auto/ff = median of paired put-time ratios (>1: "
+        "faster than ff); get reads the disk pieces cold\n",
         o.reps);
-    std::printf("%8s | %11s %11s | %11s %11s %6s | %10s %10s %10s | %17s %17s\n", "object",
-                "write+fsync", "memcpy-lim", "put ff", "put bp", "bp/ff", "read", "get ff",
-                "get bp", "ff pmem+disk MiB", "bp pmem+disk MiB");
+    std::printf("%8s | %11s %11s | %8s %8s %8s %6s %7s | %8s %8s %8s %8s | %13s %13s %13s\n",
+                "object", "write+fsync", "memcpy-lim", "put ff", "put bp", "put auto", "bp/ff",
+                "auto/ff", "read", "get ff", "get bp", "get auto", "ff pmem+disk", "bp pmem+disk",
+                "auto pm+disk");
 
     for (std::uint64_t size : o.sizes) {
       // Limit: bare memcpy into a libpmem2 mapping (pages faulted in beforehand).
@@ -196,10 +202,10 @@ int main(int argc, char **argv) {
         }
         ::unlink(f.c_str());
       }
-      // The baseline and the two policies take turns, so that a slow spell of the disk (a VM's
+      // The baseline and the three policies take turns, so that a slow spell of the disk (a VM's
       // disk, other programs) hits all three alike.
-      std::vector<double> bw, br, put[2], get[2];
-      Run res[2];
+      std::vector<double> bw, br, put[kPolicies], get[kPolicies];
+      Run res[kPolicies];
       const std::string plain = root_disk + "/plain.bin";
       for (int r = 0; r < o.reps; ++r) {
         // Baseline: write + fsync of a plain file, then a cold read.
@@ -218,9 +224,9 @@ int main(int argc, char **argv) {
         }
         br.push_back(since(t0));
         ::unlink(plain.c_str());
-        for (int k = 0; k < 2; ++k) {
-          Store &st = stores[static_cast<size_t>((k + r) % 2)];
-          const int i = st.p == PlacementPolicy::fill_fastest ? 0 : 1;
+        for (int k = 0; k < kPolicies; ++k) {
+          const int i = (k + r) % kPolicies;
+          Store &st = stores[static_cast<size_t>(i)];
           t0 = Clock::now();
           const ObjectInfo info = st.s->put("object", src.data(), size);
           put[i].push_back(since(t0));
@@ -235,22 +241,29 @@ int main(int argc, char **argv) {
           st.s->remove("object");
         }
       }
-      for (int i = 0; i < 2; ++i) {
+      for (int i = 0; i < kPolicies; ++i) {
         res[i].put = median(put[i]);
         res[i].get = median(get[i]);
       }
       // bp/ff: the median of the ratios of runs taken back to back (a pair shares the disk's
       // mood of the moment, which swings far more than the difference being measured).
-      std::vector<double> ratio;
-      for (size_t r = 0; r < put[0].size(); ++r) ratio.push_back(put[0][r] / put[1][r]);
+      std::vector<double> ratio[kPolicies];
+      for (int i = 1; i < kPolicies; ++i)
+        for (size_t r = 0; r < put[0].size(); ++r) ratio[i].push_back(put[0][r] / put[i][r]);
+      auto placed = [&](int i) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.0f+%.0f", static_cast<double>(res[i].on_pmem) / MiB,
+                      static_cast<double>(res[i].on_disk) / MiB);
+        return std::string(b);
+      };
       std::printf(
-          "%8s | %11.0f %11.0f | %11.0f %11.0f %6.2f | %10.0f %10.0f %10.0f | %8.0f+%-8.0f "
-          "%8.0f+%-8.0f\n",
+          "%8s | %11.0f %11.0f | %8.0f %8.0f %8.0f %6.2f %7.2f | %8.0f %8.0f %8.0f %8.0f | %13s "
+          "%13s %13s\n",
           format_size(size).c_str(), mibps(size, median(bw)), mibps(size, median(lim)),
-          mibps(size, res[0].put), mibps(size, res[1].put), median(ratio), mibps(size, median(br)),
-          mibps(size, res[0].get), mibps(size, res[1].get),
-          static_cast<double>(res[0].on_pmem) / MiB, static_cast<double>(res[0].on_disk) / MiB,
-          static_cast<double>(res[1].on_pmem) / MiB, static_cast<double>(res[1].on_disk) / MiB);
+          mibps(size, res[0].put), mibps(size, res[1].put), mibps(size, res[2].put),
+          median(ratio[1]), median(ratio[2]), mibps(size, median(br)), mibps(size, res[0].get),
+          mibps(size, res[1].get), mibps(size, res[2].get), placed(0).c_str(), placed(1).c_str(),
+          placed(2).c_str());
       std::fflush(stdout);
     }
     for (const auto &u : stores[1].s->usage())

@@ -41,6 +41,10 @@ std::vector<std::uint64_t> plan_placement(PlacementPolicy policy, std::uint64_t 
   std::vector<std::uint64_t> shares(n, 0);
   if (n == 0) return size == 0 ? shares : std::vector<std::uint64_t>{};
   if (size == 0) return shares;
+  if (policy == PlacementPolicy::automatic) {
+    if (fits(tiers[0], size)) return fill(size, tiers, shares);
+    policy = PlacementPolicy::bandwidth_proportional;
+  }
   // A small object is one piece; splitting it would cost more than it saves.
   if (policy == PlacementPolicy::fill_fastest || size < 2 * std::max<std::uint64_t>(min_part, 1))
     return fill(size, tiers, shares);

@@ -8,7 +8,9 @@
 //   space is capped at its free space and the rest is re-split among the others in proportion to
 //   their bandwidth (water-filling); a tier whose latency exceeds the finish time takes nothing.
 //   This minimises max_i(latency_i + piece_i / bw_i) under the capacity limits.
-// Both then round each aligned tier's piece down to its alignment (a pmem tier allocates whole
+// auto: fill-fastest when the whole object fits in the fastest tier's free space, else
+//   bandwidth-proportional.
+// All then round each aligned tier's piece down to its alignment (a pmem tier allocates whole
 // pages), hand the remainder to the fastest tier that can hold it, and fold pieces smaller than
 // `min_part` into a bigger piece when one can hold them (a 10-byte disk piece costs an fsync).
 #pragma once

@@ -173,7 +173,7 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
     hook("reserved");
 
     // 2. Write the pieces (unlocked).  fill-fastest: one tier after the other.
-    // bandwidth-proportional: in parallel, one thread per piece; the memory-mapped (pmem)
+    // bandwidth-proportional (and auto, when it splits): in parallel, one thread per piece; the memory-mapped (pmem)
     // pieces start once the disk pieces' bytes are handed to the kernel, so that copying them
     // overlaps the disks' wait for their device (the write-back and fsync) instead of competing
     // with the disks' own copying for the same cores and memory bandwidth.
@@ -190,14 +190,14 @@ ObjectInfo TierStore::Impl::put(std::string_view key_view, const std::vector<Con
           pp->hash = write_piece(*tt, *pp, segs, pp->offset, [&] { open.now(); });
         });
       } else {
-        const bool wait = policy == PlacementPolicy::bandwidth_proportional;
+        const bool wait = policy != PlacementPolicy::fill_fastest;
         tasks.push_back([&, pp = &p, tt = &t, wait] {
           if (wait) gate.wait();
           pp->hash = write_piece(*tt, *pp, segs, pp->offset);
         });
       }
     }
-    run_tasks(tasks, policy == PlacementPolicy::bandwidth_proportional);
+    run_tasks(tasks, policy != PlacementPolicy::fill_fastest);
     hook("written");
     std::set<std::string> dirs;
     for (const auto &p : rec.pieces)

@@ -95,15 +95,21 @@ const char *tier_kind_name(TierKind kind) noexcept {
 }
 
 const char *placement_name(PlacementPolicy p) noexcept {
-  return p == PlacementPolicy::fill_fastest ? "fill-fastest" : "bandwidth-proportional";
+  switch (p) {
+    case PlacementPolicy::fill_fastest: return "fill-fastest";
+    case PlacementPolicy::bandwidth_proportional: return "bandwidth-proportional";
+    case PlacementPolicy::automatic: break;
+  }
+  return "auto";
 }
 
 PlacementPolicy parse_placement(std::string_view field, std::string_view value) {
   const std::string v = lower(value);
+  if (v == "auto") return PlacementPolicy::automatic;
   if (v == "fill-fastest") return PlacementPolicy::fill_fastest;
   if (v == "bandwidth-proportional") return PlacementPolicy::bandwidth_proportional;
   throw_invalid(std::string(field) + ": '" + std::string(value) +
-                "' is not a placement policy; allowed: bandwidth-proportional, fill-fastest");
+                "' is not a placement policy; allowed: auto, bandwidth-proportional, fill-fastest");
 }
 
 std::uint64_t parse_bandwidth(std::string_view field, std::string_view value) {

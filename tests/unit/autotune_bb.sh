@@ -48,7 +48,7 @@ if [ "$(id -u)" = 0 ]; then
     create --job 3 --uid 0 --gid 0 --capacity 8M --pmem 16M
   expect 1 "autotune-bb: tier 'pmem': 128M requested, 64M of 64M left" \
     create --job 3 --uid 0 --gid 0 --capacity 128M --pmem 128M
-  expect 1 "autotune-bb: --placement: 'fastest' is not a placement policy; allowed: bandwidth-proportional, fill-fastest" \
+  expect 1 "autotune-bb: --placement: 'fastest' is not a placement policy; allowed: auto, bandwidth-proportional, fill-fastest" \
     create --job 3 --uid 0 --gid 0 --capacity 8M --placement fastest
   expect 1 "autotune-bb: --job: '0' is out of range; allowed: a whole number from 1 to 4294967294" \
     create --job 0 --uid 0 --gid 0 --capacity 8M

@@ -66,7 +66,7 @@ check "refused: $L buffer: pmem: '8G' is larger than the capacity '4G'" '#BB_LUA
 check "refused: $L buffer: pool=autotune is required with capacity=" '#BB_LUA buffer capacity=4G'
 check "refused: $L buffer: capacity=SIZE is required" '#BB_LUA buffer pool=autotune'
 check "refused: $L buffer: unknown field 'tier'; allowed: capacity, pool, pmem, placement" '#BB_LUA buffer capacity=4G pool=autotune tier=x'
-check "refused: $L buffer: placement: 'fastest' is not a placement policy; allowed: bandwidth-proportional, fill-fastest" \
+check "refused: $L buffer: placement: 'fastest' is not a placement policy; allowed: auto, bandwidth-proportional, fill-fastest" \
   '#BB_LUA buffer capacity=4G pool=autotune placement=fastest'
 check "refused: $L: unknown directive 'jobdw'; allowed: buffer, stage_in, stage_out" '#BB_LUA jobdw capacity=4G'
 check "refused: $L: '#BB_LUAX buffer' is not a directive; write '#BB_LUA buffer|stage_in|stage_out ...'" '#BB_LUAX buffer'

@@ -102,6 +102,9 @@ class SspTierStore : public ::testing::Test {
     o.tiers = {{"pmem", autotune::TierKind::pmem, shm + "/pmem", pmem_cap, 3ull << 30},
                {"disk", autotune::TierKind::disk, disk + "/disk", 64 * MiB, 1ull << 30}};
     o.min_part = 64 * 1024;
+    // Split every object across both tiers (auto would keep what fits on pmem whole), so that
+    // the tests below reach the disk pieces.
+    o.placement = autotune::PlacementPolicy::bandwidth_proportional;
     return o;
   }
   // Flips one byte in every file of the disk tier's data directory.

@@ -76,7 +76,7 @@ TEST(TierConf, ParsesTiersAndDefaults) {
   EXPECT_EQ(c.tier.tiers[0].bandwidth, 8ull << 30);
   EXPECT_EQ(c.tier.tiers[1].path, "/var/spool/bb");
   EXPECT_EQ(c.tier.tiers[1].bandwidth, 0u);  // measured
-  EXPECT_EQ(c.tier.placement, PlacementPolicy::bandwidth_proportional);
+  EXPECT_EQ(c.tier.placement, PlacementPolicy::automatic);
   EXPECT_TRUE(c.tier.demotion);
   Conf d = Conf::load_text("TierPlacement=fill-fastest\nTierDemotion=no\n");
   EXPECT_EQ(d.tier.placement, PlacementPolicy::fill_fastest);
@@ -132,7 +132,7 @@ TEST(TierConf, BadLinesFailWithOneClearMessage) {
        "one is allowed"},
       {"TierPlacement=fastest",
        "autotune.conf:1: TierPlacement: 'fastest' is not a placement policy; allowed: "
-       "bandwidth-proportional, fill-fastest"},
+       "auto, bandwidth-proportional, fill-fastest"},
       {"TierDemotion=maybe",
        "autotune.conf:1: TierDemotion: 'maybe' is not a boolean; allowed: yes, no, true, false, 1, "
        "0, on, off"},
@@ -270,6 +270,26 @@ TEST(PlacementPolicy, BandwidthProportionalCountsEachTiersLatency) {
   EXPECT_NEAR(static_cast<double>(s[0]), 3e9 * T, 8192);
   EXPECT_NEAR(static_cast<double>(s[1]), 1e9 * (T - 0.010), 8192);
   EXPECT_EQ(s[0] + s[1], 256 * MiB);
+}
+
+TEST(PlacementPolicy, AutoKeepsWhatFitsOnTheFastestTierAndSplitsTheRest) {
+  std::vector<TierRoom> t = {{3e9, 64 * MiB, 4096}, {1e9, 1024 * MiB, 1}};
+  // Fits in the fastest tier's free space: one piece there, as fill-fastest.
+  EXPECT_EQ(plan_placement(PlacementPolicy::automatic, 8 * MiB, t, MiB),
+            (std::vector<std::uint64_t>{8 * MiB, 0}));
+  EXPECT_EQ(plan_placement(PlacementPolicy::automatic, 64 * MiB, t, MiB),
+            (std::vector<std::uint64_t>{64 * MiB, 0}));
+  // Beyond it: the bandwidth-proportional split (pmem capped at its free space).
+  EXPECT_EQ(plan_placement(PlacementPolicy::automatic, 256 * MiB, t, MiB),
+            plan_placement(PlacementPolicy::bandwidth_proportional, 256 * MiB, t, MiB));
+  EXPECT_EQ(plan_placement(PlacementPolicy::automatic, 256 * MiB, t, MiB)[0], 64 * MiB);
+  // A full fastest tier: everything on the next.
+  t[0].free = 0;
+  EXPECT_EQ(plan_placement(PlacementPolicy::automatic, 8 * MiB, t, MiB),
+            (std::vector<std::uint64_t>{0, 8 * MiB}));
+  EXPECT_TRUE(plan_placement(PlacementPolicy::automatic, 2048 * MiB, t, MiB).empty());
+  EXPECT_EQ(parse_placement("TierPlacement", "AUTO"), PlacementPolicy::automatic);
+  EXPECT_STREQ(placement_name(PlacementPolicy::automatic), "auto");
 }
 
 // ---- the store -------------------------------------------------------------------------------

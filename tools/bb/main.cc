@@ -39,7 +39,7 @@ const char kUsage[] =
     "\n"
     "Commands for burst_buffer.lua (as root):\n"
     "  create --job ID --uid UID --gid GID --capacity SIZE [--pmem SIZE] [--tier NAME=SIZE]...\n"
-    "         [--placement bandwidth-proportional|fill-fastest]\n"
+    "         [--placement auto|bandwidth-proportional|fill-fastest]\n"
     "                       grant job ID a buffer of SIZE (K, M, G, T); --pmem sets how much of\n"
     "                       it is on the pmem tier (default: in proportion to tier capacities);\n"
     "                       its directories belong to UID:GID, mode 0700\n"

@@ -3,8 +3,9 @@
 //
 // TierSnapshotStore implements the four calls of SnapshotStore (snapshot.hpp) over an
 // autotune::TierStore: snapshot object <name> is the tier object "<prefix>/<name>", split across
-// the tiers by the store's placement policy (bandwidth-proportional by default: the pmem and the
-// disk pieces are written in parallel and finish together) and committed atomically, so each
+// the tiers by the store's placement policy (auto by default: on the fastest tier whole when it
+// fits there, else pmem and disk pieces written in parallel that finish together) and committed
+// atomically, so each
 // put() replaces its object whole.  The tier store checks every piece of an object against its
 // XXH3 checksum on get(); the snapshot as a whole is trusted only through its manifest, which
 // lists each part's size and CRC-32 (Context::restore and verify_snapshot load nothing that is

@@ -41,7 +41,7 @@ struct JobBuffer {
   std::uint32_t job = 0;
   uid_t uid = 0;
   gid_t gid = 0;
-  PlacementPolicy placement = PlacementPolicy::bandwidth_proportional;
+  PlacementPolicy placement = PlacementPolicy::automatic;
   std::int64_t created_ns = 0;
   std::vector<JobBufferShare> shares;  // tiers with a non-zero share, in autotune.conf order
   std::uint64_t capacity() const;

@@ -103,7 +103,7 @@ struct TierStoreOptions {
   // missing).  Bandwidth 0 means measured: a short probe at the first open, remembered in the
   // metadata directory and refined from the throughput of later puts.
   std::vector<TierSpec> tiers;
-  PlacementPolicy placement = PlacementPolicy::bandwidth_proportional;
+  PlacementPolicy placement = PlacementPolicy::automatic;
   bool demotion = true;
   // Records, reservations and the lock.  Empty: "<path of the first disk tier>/meta", or
   // "<path of the first tier>/meta" when there is no disk tier.

@@ -3,7 +3,7 @@
 // default in etc/autotune.conf).
 //
 //   Tier=NAME Kind=pmem|disk Path=DIR Capacity=SIZE [Bandwidth=SIZE/s|measured]   (repeated)
-//   TierPlacement=bandwidth-proportional|fill-fastest
+//   TierPlacement=auto|bandwidth-proportional|fill-fastest
 //   TierDemotion=yes|no
 //
 // This is parsing only (no libpmem2): it lives in libautotune so that every reader of
@@ -34,12 +34,17 @@ enum class TierKind { pmem, disk };
 //    free space (water-filling), so that all tiers finish together; pieces are written in
 //    parallel, one thread per tier, the memory-mapped (pmem) piece being copied while the disk
 //    pieces wait for their device.
-enum class PlacementPolicy { fill_fastest, bandwidth_proportional };
+//  automatic (the default): an object that fits in the fastest tier's free space goes there
+//    whole, as with fill_fastest; a bigger one is split as with bandwidth_proportional.  A small
+//    piece on a slower tier costs more than the estimate bandwidth_proportional splits by
+//    (file creation, journal commit, directory fsync), and beyond the fastest tier's free space
+//    the parallel schedule wins.
+enum class PlacementPolicy { fill_fastest, bandwidth_proportional, automatic };
 
 const char *tier_kind_name(TierKind kind) noexcept;  // "pmem", "disk"
-const char *placement_name(PlacementPolicy p) noexcept;    // "fill-fastest", "bandwidth-proportional"
+const char *placement_name(PlacementPolicy p) noexcept;  // "fill-fastest", "bandwidth-proportional", "auto"
 
-// "fill-fastest" | "bandwidth-proportional" (case-insensitive).  Throws Error(invalid_argument)
+// "auto" | "fill-fastest" | "bandwidth-proportional" (case-insensitive).  Throws Error(invalid_argument)
 // naming `field`, the value and the allowed values.
 PlacementPolicy parse_placement(std::string_view field, std::string_view value);
 
@@ -65,7 +70,7 @@ struct TierSpec {
 
 struct TierConf {
   std::vector<TierSpec> tiers;  // in the order of the file; at most one pmem tier
-  PlacementPolicy placement = PlacementPolicy::bandwidth_proportional;
+  PlacementPolicy placement = PlacementPolicy::automatic;
   bool demotion = true;  // demote cold objects when the fastest tier is full
 };
 
