@@ -3,7 +3,8 @@
 #   engine/libautotune_search.la  the search problem without a model: configurations, the
 #                                 configuration space, candidate encoding, the gamma objective,
 #                                 stopping rules, strategies, the engine's autotune.conf section,
-#                                 and the initial design (design.hpp: propose_design)
+#                                 the initial design (design.hpp: propose_design), and workflow
+#                                 files and their stages (workflow.hpp)
 #   engine/libautotune_engine.la  the model and everything that proposes with it: the Gaussian
 #                                 process, expected improvement, propose(), vectorized exp/erfc
 #                                 (libmvec), CSV tables and offline replay
@@ -20,6 +21,7 @@ engine_libautotune_search_la_SOURCES = \
 	engine/include/autotune/space.hpp \
 	engine/include/autotune/stopping.hpp \
 	engine/include/autotune/strategy.hpp \
+	engine/include/autotune/workflow.hpp \
 	engine/candidates.cc \
 	engine/config.cc \
 	engine/design.cc \
@@ -27,8 +29,9 @@ engine_libautotune_search_la_SOURCES = \
 	engine/objective.cc \
 	engine/space.cc \
 	engine/stopping.cc \
-	engine/strategy.cc
-engine_libautotune_search_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) -DEIGEN_NO_DEBUG
+	engine/strategy.cc \
+	engine/workflow.cc
+engine_libautotune_search_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(JSON_CFLAGS) -DEIGEN_NO_DEBUG
 
 noinst_LTLIBRARIES += engine/libautotune_engine.la
 engine_libautotune_engine_la_SOURCES = \
@@ -62,7 +65,8 @@ tests_unit_engine_test_SOURCES = \
 	tests/unit/replay_test.cc \
 	tests/unit/space_test.cc \
 	tests/unit/stopping_test.cc \
-	tests/unit/vector_math_test.cc
+	tests/unit/vector_math_test.cc \
+	tests/unit/workflow_test.cc
 tests_unit_engine_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(GTEST_CFLAGS)
 tests_unit_engine_test_LDADD = $(AT_ENGINE) $(AT_CONF_LIBS) $(GTEST_LIBS)
 TESTS += tests/unit/engine_test
