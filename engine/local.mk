@@ -7,7 +7,8 @@
 #                                 files and their stages (workflow.hpp)
 #   engine/libautotune_engine.la  the model and everything that proposes with it: the Gaussian
 #                                 process, expected improvement, propose(), vectorized exp/erfc
-#                                 (libmvec), CSV tables and offline replay
+#                                 (libmvec), CSV tables, offline replay, and the search of a
+#                                 workflow's configurations (workflow_search.hpp)
 # The second needs the first; neither folds the other in.
 noinst_LTLIBRARIES += engine/libautotune_search.la
 engine_libautotune_search_la_SOURCES = \
@@ -41,12 +42,16 @@ engine_libautotune_engine_la_SOURCES = \
 	engine/include/autotune/replay.hpp \
 	engine/include/autotune/table.hpp \
 	engine/include/autotune/vector_math.hpp \
+	engine/include/autotune/workflow_replay.hpp \
+	engine/include/autotune/workflow_search.hpp \
 	engine/acquisition.cc \
 	engine/gp.cc \
 	engine/optimizer.cc \
 	engine/replay.cc \
 	engine/table.cc \
-	engine/vector_math.cc
+	engine/vector_math.cc \
+	engine/workflow_replay.cc \
+	engine/workflow_search.cc
 # Eigen's internal index checks slow the inner loops of the proposal step; the engine checks
 # its shapes at its own edges.
 engine_libautotune_engine_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) -DEIGEN_NO_DEBUG
@@ -66,6 +71,7 @@ tests_unit_engine_test_SOURCES = \
 	tests/unit/space_test.cc \
 	tests/unit/stopping_test.cc \
 	tests/unit/vector_math_test.cc \
+	tests/unit/workflow_search_test.cc \
 	tests/unit/workflow_test.cc
 tests_unit_engine_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(GTEST_CFLAGS)
 tests_unit_engine_test_LDADD = $(AT_ENGINE) $(AT_CONF_LIBS) $(GTEST_LIBS)
