@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 
+#include "autotune/acquisition.hpp"
 #include "autotune/error.hpp"
 #include "autotune/gp.hpp"
 #include "autotune/optimizer.hpp"
@@ -20,7 +21,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // + 2f + 1), propose() of the function strategy (kStreamFunction + f); per run r, the random
 // strategy (kStreamRandom + r) and the flat strategy's pool (kStreamPool + r).
 constexpr std::uint64_t kStreamDesign = 1000, kStreamGp = 2000, kStreamFunction = 3000,
-                        kStreamRandom = 5000, kStreamPool = 1000000;
+                        kStreamRandom = 5000, kStreamSample = 500000,
+                        kStreamPool = 1000000;
 
 std::string seconds(double t) {
   char buf[32];
@@ -33,6 +35,10 @@ struct FunctionModel {
   bool modelled = false;
   std::vector<double> mu, sd;    // log time
   std::vector<double> cmu, csd;  // log cost (without rates)
+  // Thompson sampling: the lower Cholesky factor of the posterior covariance of log time over the
+  // candidates (empty: sample each candidate's marginal alone).
+  Eigen::MatrixXd chol;
+  double y_std = 1;  // standard deviation of the observed log times
   double time_mean(std::size_t i) const { return std::exp(mu[i] + 0.5 * sd[i] * sd[i]); }
   double time_std(std::size_t i) const {
     return time_mean(i) * std::sqrt(std::expm1(sd[i] * sd[i]));
@@ -41,9 +47,12 @@ struct FunctionModel {
 
 // A GP of log(value) of the successful measurements of one function; false with fewer than two
 // distinct candidates measured.
+// With `chol`, also the factor of the joint posterior covariance (at most kMaxJointSample
+// candidates; more are sampled by their marginals).
+constexpr std::size_t kMaxJointSample = 1500;
 bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, double>> &obs,
              const EngineOptions &eo, std::uint64_t seed, std::vector<double> *mu,
-             std::vector<double> *sd) {
+             std::vector<double> *sd, Eigen::MatrixXd *chol = nullptr, double *ystd = nullptr) {
   std::set<std::size_t> distinct;
   for (const auto &o : obs) distinct.insert(o.first);
   const Eigen::MatrixXd &Xall = cs.encoded();
@@ -58,6 +67,7 @@ bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, do
   const double y_mean = y.mean();
   double y_std = std::sqrt((y.array() - y_mean).square().mean());
   if (!(y_std > 1e-12)) y_std = 1.0;
+  if (ystd) *ystd = y_std;
   GpFitOptions gpo = eo.gp;
   gpo.seed = seed;
   if (eo.input_warping) gpo.warp_columns = cs.numeric_columns();
@@ -71,6 +81,18 @@ bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, do
   for (std::size_t i = 0; i < m; ++i) {
     (*mu)[i] = y_mean + y_std * post.mean()[static_cast<Eigen::Index>(i)];
     (*sd)[i] = y_std * std::sqrt(std::max(0.0, post.var()[static_cast<Eigen::Index>(i)]));
+  }
+  if (chol && m <= kMaxJointSample) {
+    const Eigen::MatrixXd V = gp.chol_inverse() * gp.kernel(Xall, gp.inputs()).transpose();
+    Eigen::MatrixXd C = gp.kernel(Xall, Xall) - V.transpose() * V;
+    const double jitter = 1e-6 * std::max(1e-12, C.diagonal().maxCoeff());
+    for (double j = jitter; j < 1e3 * jitter + 1; j *= 10) {
+      Eigen::LLT<Eigen::MatrixXd> llt(C + j * Eigen::MatrixXd::Identity(C.rows(), C.cols()));
+      if (llt.info() == Eigen::Success) {
+        *chol = y_std * llt.matrixL().toDenseMatrix();
+        break;
+      }
+    }
   }
   return true;
 }
@@ -207,6 +229,247 @@ std::optional<std::size_t> next_design(const Context &cx, std::size_t f) {
   return std::nullopt;
 }
 
+
+// E[(gstar - g(t))^+] for log t ~ N(mu, sd^2) and g(t) = A max(t + L, C0) + B t (A, B >= 0):
+// the expected improvement of the run's score when one function's time is t and every other
+// function keeps its configuration (L: the longest path through the function without its own
+// time; C0: the critical path with its time 0).  g is piecewise linear with its bend at
+// t0 = C0 - L, so the expectation has a closed form in the normal CDF.
+double coupled_ei_log(double mu, double sd, double A, double B, double L, double C0,
+                      double gstar, double xi) {
+  // E[(log gstar - log g(t) - xi)^+] on a grid of 41 points over mu +- 4 sd (trapezoid weights
+  // of the normal density).
+  auto g = [&](double t) { return A * std::max(t + L, C0) + B * t; };
+  const double lg = std::log(gstar) - xi;
+  if (!(sd > 1e-12)) return std::max(0.0, lg - std::log(g(std::exp(mu))));
+  constexpr int K = 41;
+  double ei = 0, wsum = 0;
+  for (int k = 0; k < K; ++k) {
+    const double z = -4.0 + 8.0 * k / (K - 1);
+    const double wgt = std::exp(-0.5 * z * z);
+    wsum += wgt;
+    const double v = lg - std::log(g(std::exp(mu + sd * z)));
+    if (v > 0) ei += wgt * v;
+  }
+  return ei / wsum;
+}
+
+double coupled_ei(double mu, double sd, double A, double B, double L, double C0, double gstar) {
+  auto g = [&](double t) { return A * std::max(t + L, C0) + B * t; };
+  if (!(sd > 1e-12)) return std::max(0.0, gstar - g(std::exp(mu)));
+  const double t0 = C0 - L;
+  double tstar;
+  if (t0 > 0 && gstar <= g(t0)) {
+    if (!(B > 0)) return 0.0;  // g is A C0 >= gstar below t0
+    tstar = (gstar - A * C0) / B;
+  } else {
+    tstar = (gstar - A * L) / (A + B);
+  }
+  if (!(tstar > 0)) return 0.0;
+  auto P = [&](double u) { return u > 0 ? normal_cdf((std::log(u) - mu) / sd) : 0.0; };
+  const double m = std::exp(mu + 0.5 * sd * sd);
+  auto M = [&](double u) { return u > 0 ? m * normal_cdf((std::log(u) - mu - sd * sd) / sd) : 0.0; };
+  double ei = 0;
+  const double u1 = t0 > 0 ? std::min(tstar, t0) : 0.0;
+  if (u1 > 0) ei += (gstar - A * C0) * P(u1) - B * M(u1);
+  const double lo = std::max(t0, 0.0);
+  if (tstar > lo) ei += (gstar - A * L) * (P(tstar) - P(lo)) - (A + B) * (M(tstar) - M(lo));
+  return std::max(ei, 0.0);
+}
+
+// For function f with the others' times `t`: L (longest path through f without f's time) and
+// C0 (the critical path with f's time 0).
+void path_terms(const Workflow &w, const Stages &st, std::vector<double> t, std::size_t f,
+                double *L, double *C0) {
+  const std::size_t n = t.size();
+  t[f] = 0;
+  std::vector<double> finish(n, 0), tail(n, 0);
+  for (const auto &stage : st.stage)
+    for (auto v : stage) {
+      double start = 0;
+      for (auto d : w.functions[v].deps) start = std::max(start, finish[d]);
+      finish[v] = start + t[v];
+    }
+  // tail[v]: the longest path after v (excluding v), in reverse stage order.
+  for (auto it = st.stage.rbegin(); it != st.stage.rend(); ++it)
+    for (auto v : *it)
+      for (auto d : w.functions[v].deps) tail[d] = std::max(tail[d], tail[v] + t[v]);
+  *L = finish[f] + tail[f];  // finish[f] = start of f, since t[f] = 0
+  *C0 = *std::max_element(finish.begin(), finish.end());
+}
+
+// The rate of candidate i of function f: known, or the ratio of the models' medians.
+double rate_of(const Context &cx, const FunctionModel &fm, std::size_t f, std::size_t i) {
+  return cx.fc[f].rate.empty() ? std::exp(fm.cmu[i] - fm.mu[i]) : cx.fc[f].rate[i];
+}
+
+// The stage strategy's default choice.  The base is the best combination of measured
+// configurations: each stage chosen exactly from its functions' measurements (best_stage), then
+// refined on the critical path when the stages are not exact.  Every function then takes the
+// candidate of largest expected improvement of the run's score with the others at the base
+// (coupled_ei): a function off the critical path gains nothing from being faster than its slack
+// and is steered to cheaper configurations.  The functions' measurements do not depend on each
+// other, so all of them explore in the same run.
+void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &models,
+                      const std::vector<std::vector<char>> &allowed, double a, double b,
+                      WorkflowProposal *p) {
+  const Workflow &w = cx.w;
+  const std::size_t nf = w.functions.size();
+  std::vector<std::vector<double>> mt(nf), mc(nf);
+  std::vector<std::vector<char>> measured(nf);
+  for (std::size_t f = 0; f < nf; ++f) {
+    const std::size_t n = cx.fc[f].candidates.size();
+    mt[f].assign(n, kInf);
+    mc[f].assign(n, kInf);
+    measured[f].assign(n, 0);
+    for (const auto &r : cx.runs) {
+      const auto &m = r.functions[f];
+      if (m.failed) continue;
+      measured[f][m.candidate] = 1;
+      mt[f][m.candidate] = m.time;
+      mc[f][m.candidate] = m.cost;
+    }
+  }
+  std::vector<std::size_t> base(nf, 0);
+  for (const auto &st : cx.stages.stage) {
+    std::vector<StageInput> in;
+    for (auto f : st) in.push_back({f, &mt[f], &mc[f], &measured[f]});
+    const auto sp = best_stage(in, a, b);
+    for (std::size_t k = 0; k < st.size(); ++k) base[st[k]] = sp[k];
+  }
+  auto measured_score = [&](const std::vector<std::size_t> &pick) {
+    std::vector<double> tt(nf);
+    double cost = 0;
+    for (std::size_t f = 0; f < nf; ++f) {
+      tt[f] = mt[f][pick[f]];
+      cost += mc[f][pick[f]];
+    }
+    return a * critical_path(w, tt) + b * cost;
+  };
+  double gstar = measured_score(base);
+  if (!cx.stages.exact) {
+    for (int pass = 0; pass < 3; ++pass) {
+      bool changed = false;
+      for (std::size_t f = 0; f < nf; ++f) {
+        const std::size_t keep = base[f];
+        std::size_t best = keep;
+        for (std::size_t i = 0; i < mt[f].size(); ++i) {
+          if (!measured[f][i] || i == keep) continue;
+          base[f] = i;
+          const double v = measured_score(base);
+          if (v < gstar - 1e-12 * gstar) {
+            gstar = v;
+            best = i;
+          }
+        }
+        base[f] = best;
+        changed = changed || best != keep;
+      }
+      if (!changed) break;
+    }
+  }
+  std::vector<double> bt(nf), bc(nf);
+  double base_cost = 0;
+  for (std::size_t f = 0; f < nf; ++f) {
+    bt[f] = mt[f][base[f]];
+    bc[f] = mc[f][base[f]];
+    base_cost += bc[f];
+  }
+  // Per function: the expected improvement of every allowed candidate.
+  std::vector<std::vector<std::pair<double, std::size_t>>> ranked(nf);
+  std::vector<double> slack(nf);
+  double total_ei = 0;
+  for (std::size_t f = 0; f < nf; ++f) {
+    double L, C0;
+    path_terms(w, cx.stages, bt, f, &L, &C0);
+    slack[f] = C0 - L - bt[f];
+    const double g_f = gstar - b * (base_cost - bc[f]);
+    const FunctionModel &fm = models[f];
+    for (std::size_t i = 0; i < mt[f].size(); ++i) {
+      if (!allowed[f][i]) continue;
+      const double e = cx.o.log_ei ? coupled_ei_log(fm.mu[i], fm.sd[i], a, b * rate_of(cx, fm, f, i),
+                                                    L, C0, g_f, cx.o.engine.xi * fm.y_std)
+                                   : coupled_ei(fm.mu[i], fm.sd[i], a, b * rate_of(cx, fm, f, i), L, C0, g_f);
+      ranked[f].emplace_back(e, i);
+    }
+    std::stable_sort(ranked[f].begin(), ranked[f].end(),
+                     [](const auto &x, const auto &y) { return x.first > y.first; });
+    total_ei += ranked[f].empty() ? 0.0 : ranked[f][0].first;
+  }
+  const double best_score_units = gstar;  // a T + b C of the base: its score
+  if (cx.o.stop.ei_fraction > 0 && cx.runs.size() >= cx.o.stop.min_trials &&
+      total_ei < cx.o.stop.ei_fraction * best_score_units) {
+    p->functions.clear();
+    p->stop = {StopRule::ei, "the largest expected improvement of the run is " +
+                                 format_double(100 * total_ei / best_score_units) +
+                                 "% of the best score (less than " +
+                                 format_double(100 * cx.o.stop.ei_fraction) + "%)"};
+    return;
+  }
+  // Each function's choice: its largest EI, or its base when nothing improves in expectation.
+  std::vector<std::size_t> rank_pos(nf, 0), pick(nf);
+  for (std::size_t f = 0; f < nf; ++f)
+    pick[f] = !ranked[f].empty() && ranked[f][0].first > 0 ? ranked[f][0].second : base[f];
+  auto repeats = [&] {
+    for (const auto &r : cx.runs) {
+      bool same = true;
+      for (std::size_t f = 0; f < nf && same; ++f) same = r.functions[f].candidate == pick[f];
+      if (same) return true;
+    }
+    return false;
+  };
+  // A repeat of a past run measures nothing new: move the function with the best next candidate
+  // not yet measured.
+  for (std::size_t tries = 0; repeats() && tries < 4 * nf; ++tries) {
+    std::size_t bf = nf, bi = 0;
+    double be = -1;
+    for (std::size_t f = 0; f < nf; ++f)
+      for (const auto &[e, i] : ranked[f])
+        if (!measured[f][i] && i != pick[f]) {
+          if (e > be) {
+            be = e;
+            bf = f;
+            bi = i;
+          }
+          break;
+        }
+    if (bf == nf) break;
+    pick[bf] = bi;
+  }
+  if (repeats()) {
+    p->functions.clear();
+    p->stop = {StopRule::exhausted,
+               "every function's configurations have been measured or have failed"};
+    return;
+  }
+  std::vector<double> tm(nf);
+  double cost = 0;
+  for (std::size_t f = 0; f < nf; ++f) {
+    FunctionProposal &fp = p->functions[f];
+    const std::size_t i = pick[f];
+    const FunctionModel &fm = models[f];
+    fp.candidate = i;
+    fp.time = fm.time_mean(i);
+    fp.time_std = fm.time_std(i);
+    fp.cost = rate_of(cx, fm, f, i) * fp.time;
+    tm[f] = fp.time;
+    cost += fp.cost;
+    std::string why = "stage " + std::to_string(fp.stage + 1) + ": ";
+    if (i == base[f])
+      why += measured[f][i] ? "its best measured configuration" : "its best configuration";
+    else
+      why += "largest expected improvement of the run's score";
+    if (slack[f] > 0)
+      why += "; off the critical path by " + seconds(slack[f]) + " at the best runs so far";
+    else
+      why += "; on the critical path";
+    fp.reason = why;
+  }
+  p->time = critical_path(w, tm);
+  p->cost = cost;
+  p->score = score(p->time, p->cost, p->reference, w.gamma);
+}
+
 void propose_stage(const Context &cx, WorkflowProposal *p) {
   const Workflow &w = cx.w;
   const std::size_t nf = w.functions.size();
@@ -233,7 +496,8 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
     if (cx.runs.size() < cx.o.initial_runs) continue;
     FunctionModel &fm = models[f];
     fm.modelled = fit_log(cs, tobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f).next(), &fm.mu,
-                          &fm.sd);
+                          &fm.sd, cx.o.acquisition == WorkflowSearchOptions::Acquisition::thompson ? &fm.chol : nullptr,
+                          &fm.y_std);
     if (fm.modelled && cx.fc[f].rate.empty())
       fm.modelled = fit_log(cs, cobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f + 1).next(),
                             &fm.cmu, &fm.csd);
@@ -265,14 +529,30 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
 
   const double a = (1 - g) / p->reference.time, b = g / p->reference.cost;
   std::vector<std::vector<double>> t(nf), c(nf);
+  if (cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei) {
+    propose_stage_ei(cx, models, allowed, a, b, p);
+    return;
+  }
+  const bool thompson = cx.o.acquisition == WorkflowSearchOptions::Acquisition::thompson;
+  Rng draw(cx.o.seed, kStreamSample + cx.runs.size());
   auto optimistic = [&](double kappa) {
     for (std::size_t f = 0; f < nf; ++f) {
       const FunctionModel &fm = models[f];
       const std::size_t n = cx.fc[f].candidates.size();
       t[f].resize(n);
       c[f].resize(n);
+      // Thompson sampling: one draw of log time from the posterior, kappa widening it.
+      Eigen::VectorXd z;
+      if (thompson) {
+        z.resize(static_cast<Eigen::Index>(n));
+        for (auto &v : z) v = draw.normal();
+        if (fm.chol.rows() == z.size()) z = fm.chol * z;
+        else
+          for (std::size_t i = 0; i < n; ++i) z[static_cast<Eigen::Index>(i)] *= fm.sd[i];
+      }
       for (std::size_t i = 0; i < n; ++i) {
-        t[f][i] = std::exp(fm.mu[i] - kappa * fm.sd[i]);
+        t[f][i] = thompson ? std::exp(fm.mu[i] + kappa * z[static_cast<Eigen::Index>(i)])
+                                : std::exp(fm.mu[i] - kappa * fm.sd[i]);
         c[f][i] = cx.fc[f].rate.empty() ? std::exp(fm.cmu[i] - kappa * fm.csd[i])
                                         : cx.fc[f].rate[i] * t[f][i];
       }

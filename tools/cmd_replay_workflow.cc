@@ -54,7 +54,13 @@ const char kHelp[] =
     "  --seeds N              searches per workflow and strategy (default 20)\n"
     "  --seed S               first seed; the searches use S, S+1, ... (default 1)\n"
     "  --initial N            runs of the initial design (default 3)\n"
-    "  --kappa K              optimism of the stage strategy, in standard deviations (default 1)\n"
+    "  --acquisition A        how the stage strategy chooses: ei (default), logei, lcb or\n"
+    "                         thompson (see workflow_search.hpp)\n"
+    "  --kappa K              optimism of lcb and thompson, in standard deviations (default 1)\n"
+    "  --xi X                 logei's margin, standard deviations of the log time (default 0.01)\n"
+    "  --input-warping yes|no\n"
+    "                         learn a warping of each numeric feature's scale (default yes)\n"
+    "  --linear-trend yes|no  add a linear term to the models' kernel (default no)\n"
     "  --flat-pool N          random joint configurations of the flat strategy (default 1000)\n"
     "  --stop-improvement F   stop when a round of runs improves the best by less than F\n"
     "                         (default 0: off)\n"
@@ -167,7 +173,7 @@ Settings parse_settings(int argc, char **argv) {
   const Args args(argc - 1, argv + 1,
                   {"workflow", "table", "group", "features", "derive", "time-column",
                    "cost-column", "ok-column", "gamma", "budget", "strategy", "seeds", "seed",
-                   "initial", "kappa", "flat-pool", "stop-improvement", "round", "min-trials",
+                   "initial", "xi", "input-warping", "linear-trend", "kappa", "acquisition", "flat-pool", "stop-improvement", "round", "min-trials",
                    "at"},
                   {"json", "help"}, "autotune replay --workflow");
   args.expect_positional(0, "");
@@ -216,7 +222,20 @@ Settings parse_settings(int argc, char **argv) {
   count("at", 1, 100000, &s.at);
   if (auto v = args.value("seed"))
     s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
+  if (auto v = args.value("xi")) s.search.engine.xi = parse_double("--xi", *v, 0, 10);
+  if (auto v = args.value("input-warping"))
+    s.search.engine.input_warping = parse_bool("--input-warping", *v);
+  if (auto v = args.value("linear-trend"))
+    s.search.engine.linear_trend = parse_bool("--linear-trend", *v);
   if (auto v = args.value("kappa")) s.search.kappa = parse_double("--kappa", *v, 0, 100);
+  if (auto v = args.value("acquisition")) {
+    using A = WorkflowSearchOptions::Acquisition;
+    if (*v == "ei") s.search.acquisition = A::ei;
+    else if (*v == "logei") { s.search.acquisition = A::ei; s.search.log_ei = true; }
+    else if (*v == "lcb") s.search.acquisition = A::lcb;
+    else if (*v == "thompson") s.search.acquisition = A::thompson;
+    else throw_invalid("--acquisition: '" + *v + "' is not allowed; allowed: ei, lcb, thompson");
+  }
   if (auto v = args.value("stop-improvement"))
     s.search.stop.min_improvement = parse_double("--stop-improvement", *v, 0, 1);
   s.search.engine.predictions = false;

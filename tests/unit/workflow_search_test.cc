@@ -155,6 +155,27 @@ TEST(WorkflowSearch, StageProposalsCarryPredictionsAfterTheDesign) {
     EXPECT_NE(fp.reason.find("stage "), std::string::npos) << fp.reason;
   }
   EXPECT_GT(p.score, 0);
+  // y (at most 60 s) runs beside x (at least 159 s): off the critical path, x on it.
+  EXPECT_NE(p.functions[2].reason.find("off the critical path by"), std::string::npos)
+      << p.functions[2].reason;
+  EXPECT_NE(p.functions[1].reason.find("on the critical path"), std::string::npos)
+      << p.functions[1].reason;
+}
+
+TEST(WorkflowSearch, OtherAcquisitionsProposeValidConfigurations) {
+  Fixture fx;
+  using A = WorkflowSearchOptions::Acquisition;
+  for (const char *text : {kForkJoin, kDag})
+    for (auto acq : {A::lcb, A::thompson}) {
+      const Workflow w = Workflow::parse(text);
+      const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+      WorkflowSearchOptions o = workflow_search_options(w);
+      o.acquisition = acq;
+      const ReplayRun run = replay_workflow_once(r, workflow_optimum(r, w.gamma), o);
+      EXPECT_GE(run.tried.size(), 4u);
+      EXPECT_TRUE(std::isfinite(run.best_ratio.back()));
+      EXPECT_GE(run.best_ratio.back(), 1.0);
+    }
 }
 
 TEST(WorkflowSearch, StageSearchFindsTheOptimumOfATinyTable) {

@@ -10,16 +10,26 @@
 //  stage     Each function has its own Gaussian process of log time (gp.hpp; cost = rate x time
 //            when the rate of each candidate is known, else a second GP of log cost).  The first
 //            `initial_runs` runs take each function's initial design (design.hpp).  Afterwards
-//            every function's candidates get an optimistic time exp(mu - kappa sd) and cost, and
-//            each stage's configurations are chosen jointly to minimize the stage's term of the
-//            score, (1 - gamma) max_f t_f / T_ref + gamma sum_f c_f / C_ref: exactly, by trying
-//            each predicted time as the stage's time T and giving every function its cheapest
-//            candidate predicted within T, so a function off the stage's critical branch gets a
-//            cheaper configuration.  For a DAG that is not fork-join (Stages::exact false) the
-//            choice is then refined by coordinate descent on the run's critical path.  A
-//            proposal that repeats a past run is retried with kappa doubled (up to 4 times);
-//            a proposal that still repeats one stops the search (rule "ei": no configuration is
-//            predicted to beat the runs so far).
+//            (acquisition ei, the default) the base is the best combination of the configurations
+//            measured so far: each stage chosen exactly for its term of the score,
+//            (1 - gamma) max_f t_f / T_ref + gamma sum_f c_f / C_ref, by trying each measured time
+//            as the stage's time T and giving every function its cheapest measured configuration
+//            within T; for a DAG that is not fork-join (Stages::exact false) then refined by
+//            coordinate descent on the run's critical path.  Every function then takes the
+//            candidate of largest expected improvement of the whole run's score with the other
+//            functions at the base: the score as a function of one function's time t is
+//            a max(t + L, C0) + b rate t (L the longest path through it without its own time, C0
+//            the critical path without it), so a function off the critical path gains nothing
+//            from being faster than its slack and its expected improvement comes from cost.  The
+//            expectation under the GP's log-normal prediction has a closed form.  All functions
+//            explore in the same run (their measurements do not depend on each other).  A choice
+//            that repeats a past run moves the function whose best unmeasured candidate has the
+//            largest expected improvement; the ei rule of stopping.hpp applies to the sum of the
+//            functions' largest expected improvements.
+//            Acquisitions lcb and thompson (for comparison) instead choose each stage jointly
+//            from optimistic times, exp(mu - kappa sd) or one posterior draw, with the same
+//            exact stage solution; a choice that repeats a past run is retried with kappa
+//            doubled (up to 4 times), and one that still repeats stops the search (rule ei).
 //  function  Each function tuned alone by propose() (optimizer.hpp) with the workflow's gamma on
 //            its own score, normalized by its own first measurement.
 //  flat      One propose() over the joint configuration (every function's encoded features side
@@ -27,10 +37,12 @@
 //            configurations (the joint space is too large to enumerate).
 //  random    Each function's candidate uniformly at random.
 // Stopping (all strategies): the budget in runs (options.stop.budget) and the improvement rule of
-// stopping.hpp over the runs' scores; the ei rule as described for stage.
+// stopping.hpp over the runs' scores; the ei rule as described for stage; "exhausted" when
+// every configuration of every function has been measured.
 //
-// Cost of one proposal: one GP fit per function (two without rates) on its measurements, and
-// O(m n log n) for a stage of m functions with n candidates each (bench/README.md, "Workflows").
+// Cost of one proposal: one GP fit per function (two without rates) on its measurements, O(n)
+// per function for the expected improvements of its n candidates, and O(m n log n) for a stage
+// of m functions (bench/README.md, "Workflows", has the time of one proposal).
 //
 // Thread safety: pure; deterministic for a seed.
 #pragma once
@@ -85,7 +97,15 @@ struct WorkflowSearchOptions {
   WorkflowStrategy strategy = WorkflowStrategy::stage;
   std::uint64_t seed = 1;
   std::size_t initial_runs = 3;  // runs of the initial design (stage, function, flat)
-  double kappa = 1.0;            // optimism of the stage strategy, in standard deviations
+  double kappa = 1.0;            // optimism of acquisitions lcb and thompson, in std. deviations
+  // How the stage strategy chooses (see above): ei (the default), or the whole stage at once
+  // from optimistic times: lcb (exp(mu - kappa sd)) or thompson (one draw from each function's
+  // posterior, its spread scaled by kappa).
+  enum class Acquisition { ei, lcb, thompson };
+  Acquisition acquisition = Acquisition::ei;
+  // ei: the expected improvement of the log score instead of the score (with the margin
+  // engine.xi in standard deviations of the function's log time).
+  bool log_ei = false;
   std::size_t flat_pool = 1000;  // random joint configurations of the flat strategy's pool
   StoppingOptions stop;          // budget: runs of the whole workflow (Workflow::budget)
   // T_ref and C_ref of the workflow score; unset: the first run that succeeded.
