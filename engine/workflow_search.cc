@@ -229,52 +229,32 @@ std::optional<std::size_t> next_design(const Context &cx, std::size_t f) {
   return std::nullopt;
 }
 
-
-// E[(gstar - g(t))^+] for log t ~ N(mu, sd^2) and g(t) = A max(t + L, C0) + B t (A, B >= 0):
-// the expected improvement of the run's score when one function's time is t and every other
-// function keeps its configuration (L: the longest path through the function without its own
-// time; C0: the critical path with its time 0).  g is piecewise linear with its bend at
-// t0 = C0 - L, so the expectation has a closed form in the normal CDF.
-double coupled_ei_log(double mu, double sd, double A, double B, double L, double C0,
-                      double gstar, double xi) {
-  // E[(log gstar - log g(t) - xi)^+] on a grid of 41 points over mu +- 4 sd (trapezoid weights
-  // of the normal density).
-  auto g = [&](double t) { return A * std::max(t + L, C0) + B * t; };
-  const double lg = std::log(gstar) - xi;
-  if (!(sd > 1e-12)) return std::max(0.0, lg - std::log(g(std::exp(mu))));
+// The expected improvement of the run's score a max(t + L, C0) + b c + const over gstar when one
+// function's time is t and its cost c and every other function keeps its configuration (L: the
+// longest path through the function without its own time; C0: the critical path with its time
+// 0; const, the others' cost, taken off gstar by the caller), for a candidate whose log time and log cost are predicted N(mt, st^2) and N(mc, sc^2), taken
+// as comonotone (log t = mt + st z, log c = mc + sc z: for one configuration cost is rate x time,
+// so the two move together), by quadrature over z on 41 points of mu +- 4 sd.  With `log`, the
+// improvement of the log score less the margin xi.
+double coupled_ei(double mt, double st, double mc, double sc, double a, double b, double L,
+                   double C0, double gstar, bool log, double xi) {
+  auto g = [&](double z) {
+    return a * std::max(std::exp(mt + st * z) + L, C0) + b * std::exp(mc + sc * z);
+  };
+  auto gain = [&](double z) {
+    return log ? std::log(gstar) - xi - std::log(g(z)) : gstar - g(z);
+  };
+  if (!(st > 1e-12) && !(sc > 1e-12)) return std::max(0.0, gain(0));
   constexpr int K = 41;
   double ei = 0, wsum = 0;
   for (int k = 0; k < K; ++k) {
     const double z = -4.0 + 8.0 * k / (K - 1);
     const double wgt = std::exp(-0.5 * z * z);
     wsum += wgt;
-    const double v = lg - std::log(g(std::exp(mu + sd * z)));
+    const double v = gain(z);
     if (v > 0) ei += wgt * v;
   }
   return ei / wsum;
-}
-
-double coupled_ei(double mu, double sd, double A, double B, double L, double C0, double gstar) {
-  auto g = [&](double t) { return A * std::max(t + L, C0) + B * t; };
-  if (!(sd > 1e-12)) return std::max(0.0, gstar - g(std::exp(mu)));
-  const double t0 = C0 - L;
-  double tstar;
-  if (t0 > 0 && gstar <= g(t0)) {
-    if (!(B > 0)) return 0.0;  // g is A C0 >= gstar below t0
-    tstar = (gstar - A * C0) / B;
-  } else {
-    tstar = (gstar - A * L) / (A + B);
-  }
-  if (!(tstar > 0)) return 0.0;
-  auto P = [&](double u) { return u > 0 ? normal_cdf((std::log(u) - mu) / sd) : 0.0; };
-  const double m = std::exp(mu + 0.5 * sd * sd);
-  auto M = [&](double u) { return u > 0 ? m * normal_cdf((std::log(u) - mu - sd * sd) / sd) : 0.0; };
-  double ei = 0;
-  const double u1 = t0 > 0 ? std::min(tstar, t0) : 0.0;
-  if (u1 > 0) ei += (gstar - A * C0) * P(u1) - B * M(u1);
-  const double lo = std::max(t0, 0.0);
-  if (tstar > lo) ei += (gstar - A * L) * (P(tstar) - P(lo)) - (A + B) * (M(tstar) - M(lo));
-  return std::max(ei, 0.0);
 }
 
 // For function f with the others' times `t`: L (longest path through f without f's time) and
@@ -296,11 +276,6 @@ void path_terms(const Workflow &w, const Stages &st, std::vector<double> t, std:
       for (auto d : w.functions[v].deps) tail[d] = std::max(tail[d], tail[v] + t[v]);
   *L = finish[f] + tail[f];  // finish[f] = start of f, since t[f] = 0
   *C0 = *std::max_element(finish.begin(), finish.end());
-}
-
-// The rate of candidate i of function f: known, or the ratio of the models' medians.
-double rate_of(const Context &cx, const FunctionModel &fm, std::size_t f, std::size_t i) {
-  return cx.fc[f].rate.empty() ? std::exp(fm.cmu[i] - fm.mu[i]) : cx.fc[f].rate[i];
 }
 
 // The stage strategy's default choice.  The base is the best combination of measured
@@ -387,9 +362,8 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     const FunctionModel &fm = models[f];
     for (std::size_t i = 0; i < mt[f].size(); ++i) {
       if (!allowed[f][i]) continue;
-      const double e = cx.o.log_ei ? coupled_ei_log(fm.mu[i], fm.sd[i], a, b * rate_of(cx, fm, f, i),
-                                                    L, C0, g_f, cx.o.engine.xi * fm.y_std)
-                                   : coupled_ei(fm.mu[i], fm.sd[i], a, b * rate_of(cx, fm, f, i), L, C0, g_f);
+      const double e = coupled_ei(fm.mu[i], fm.sd[i], fm.cmu[i], fm.csd[i], a, b, L, C0, g_f,
+                                   cx.o.log_ei, cx.o.engine.xi * fm.y_std);
       ranked[f].emplace_back(e, i);
     }
     std::stable_sort(ranked[f].begin(), ranked[f].end(),
@@ -451,7 +425,7 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     fp.candidate = i;
     fp.time = fm.time_mean(i);
     fp.time_std = fm.time_std(i);
-    fp.cost = rate_of(cx, fm, f, i) * fp.time;
+    fp.cost = std::exp(fm.cmu[i] + 0.5 * fm.csd[i] * fm.csd[i]);
     tm[f] = fp.time;
     cost += fp.cost;
     std::string why = "stage " + std::to_string(fp.stage + 1) + ": ";
@@ -498,7 +472,11 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
     fm.modelled = fit_log(cs, tobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f).next(), &fm.mu,
                           &fm.sd, cx.o.acquisition == WorkflowSearchOptions::Acquisition::thompson ? &fm.chol : nullptr,
                           &fm.y_std);
-    if (fm.modelled && cx.fc[f].rate.empty())
+    // The expected-improvement choice models cost on its own even with rates: the cost surface
+    // is far flatter than the time surface (time falls with the resources, the rate grows), and
+    // a model of time times the rate carries the time model's errors into every cost.
+    if (fm.modelled && (cx.fc[f].rate.empty() ||
+                        cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei))
       fm.modelled = fit_log(cs, cobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f + 1).next(),
                             &fm.cmu, &fm.csd);
   }
