@@ -21,7 +21,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // + 2f + 1), propose() of the function strategy (kStreamFunction + f); per run r, the random
 // strategy (kStreamRandom + r) and the flat strategy's pool (kStreamPool + r).
 constexpr std::uint64_t kStreamDesign = 1000, kStreamGp = 2000, kStreamFunction = 3000,
-                        kStreamRandom = 5000, kStreamSample = 500000,
+                        kStreamRandom = 5000, kStreamClassifier = 6000, kStreamSample = 500000,
                         kStreamPool = 1000000;
 
 std::string seconds(double t) {
@@ -39,6 +39,7 @@ struct FunctionModel {
   // candidates (empty: sample each candidate's marginal alone).
   Eigen::MatrixXd chol;
   double y_std = 1;  // standard deviation of the observed log times
+  std::vector<double> p_ok;  // P(success) per candidate (acquisition ei)
   double time_mean(std::size_t i) const { return std::exp(mu[i] + 0.5 * sd[i] * sd[i]); }
   double time_std(std::size_t i) const {
     return time_mean(i) * std::sqrt(std::expm1(sd[i] * sd[i]));
@@ -52,7 +53,8 @@ struct FunctionModel {
 constexpr std::size_t kMaxJointSample = 1500;
 bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, double>> &obs,
              const EngineOptions &eo, std::uint64_t seed, std::vector<double> *mu,
-             std::vector<double> *sd, Eigen::MatrixXd *chol = nullptr, double *ystd = nullptr) {
+             std::vector<double> *sd, Eigen::MatrixXd *chol = nullptr, double *ystd = nullptr,
+             GpHyper *hyper = nullptr) {
   std::set<std::size_t> distinct;
   for (const auto &o : obs) distinct.insert(o.first);
   const Eigen::MatrixXd &Xall = cs.encoded();
@@ -74,6 +76,7 @@ bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, do
   gpo.linear = eo.linear_trend;
   const GaussianProcess gp =
       GaussianProcess::fit(X, (y.array() - y_mean) / y_std, cs.groups(), gpo);
+  if (hyper) *hyper = gp.hyper();
   const CandidatePosterior post(gp, Xall, false);
   const std::size_t m = cs.size();
   mu->resize(m);
@@ -95,6 +98,47 @@ bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, do
     }
   }
   return true;
+}
+
+// P(success) of every candidate of a function with failures: a GP on the +1 / -1 labels of its
+// measurements, as propose()'s constraint model (optimizer.cc: one start from the time model's
+// hyperparameters, five iterations), P = Phi(mu / sd).  All 1 without failures.
+std::vector<double> success_probability(const CandidateSet &cs,
+                                        const std::vector<std::pair<std::size_t, bool>> &labels,
+                                        const EngineOptions &eo, std::uint64_t seed,
+                                        const GpHyper &start) {
+  std::vector<double> p(cs.size(), 1.0);
+  const bool any_fail = std::any_of(labels.begin(), labels.end(), [](const auto &l) { return !l.second; });
+  if (!any_fail || cs.encoded().cols() == 0) return p;
+  const Eigen::MatrixXd &Xall = cs.encoded();
+  const Eigen::Index n = static_cast<Eigen::Index>(labels.size());
+  Eigen::MatrixXd X(n, Xall.cols());
+  Eigen::VectorXd c(n);
+  for (Eigen::Index r = 0; r < n; ++r) {
+    X.row(r) = Xall.row(static_cast<Eigen::Index>(labels[static_cast<std::size_t>(r)].first));
+    c[r] = labels[static_cast<std::size_t>(r)].second ? 1.0 : -1.0;
+  }
+  const double c_mean = c.mean();
+  const double c_std = std::sqrt((c.array() - c_mean).square().mean());
+  if (!(c_std > 1e-12)) {
+    std::fill(p.begin(), p.end(), c_mean > 0 ? 1.0 : 0.0);
+    return p;
+  }
+  GpFitOptions cpo = eo.gp;
+  cpo.seed = seed;
+  if (eo.input_warping) cpo.warp_columns = cs.numeric_columns();
+  cpo.linear = eo.linear_trend;
+  cpo.starts = 1;
+  cpo.first_start = start;
+  cpo.max_iterations = std::min(cpo.max_iterations, 5);
+  const GaussianProcess gp = GaussianProcess::fit(X, (c.array() - c_mean) / c_std, cs.groups(), cpo);
+  const CandidatePosterior post(gp, Xall, false);
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const double mu = c_mean + c_std * post.mean()[static_cast<Eigen::Index>(i)];
+    const double sd = c_std * std::sqrt(std::max(0.0, post.var()[static_cast<Eigen::Index>(i)]));
+    p[i] = sd > 0 ? normal_cdf(mu / sd) : (mu > 0 ? 1.0 : 0.0);
+  }
+  return p;
 }
 
 void check_inputs(const Workflow &w, const std::vector<FunctionCandidates> &fc,
@@ -363,7 +407,8 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     for (std::size_t i = 0; i < mt[f].size(); ++i) {
       if (!allowed[f][i]) continue;
       const double e = coupled_ei(fm.mu[i], fm.sd[i], fm.cmu[i], fm.csd[i], a, b, L, C0, g_f,
-                                   cx.o.log_ei, cx.o.engine.xi * fm.y_std);
+                                   cx.o.log_ei, cx.o.engine.xi * fm.y_std) *
+                       (fm.p_ok.empty() ? 1.0 : fm.p_ok[i]);
       ranked[f].emplace_back(e, i);
     }
     std::stable_sort(ranked[f].begin(), ranked[f].end(),
@@ -381,9 +426,26 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     return;
   }
   // Each function's choice: its largest EI, or its base when nothing improves in expectation.
-  std::vector<std::size_t> rank_pos(nf, 0), pick(nf);
+  std::vector<std::size_t> pick(nf);
   for (std::size_t f = 0; f < nf; ++f)
     pick[f] = !ranked[f].empty() && ranked[f][0].first > 0 ? ranked[f][0].second : base[f];
+  // The best combination of measurements may never have run as a whole (its functions were
+  // measured in different runs).  When it beats the best run by more than the margin, run it:
+  // a run is what the user gets, and a run in which an exploring function fails has no score.
+  bool exploit = false;
+  if (cx.o.exploit_margin >= 0) {
+    std::vector<std::size_t> cur = pick;
+    pick = base;
+    bool ran = false;
+    for (const auto &r : cx.runs) {
+      bool same = true;
+      for (std::size_t f = 0; f < nf && same; ++f) same = r.functions[f].candidate == base[f];
+      ran = ran || same;
+    }
+    const double best_run = p->best_run ? p->best_score : kInf;
+    exploit = !ran && gstar < best_run * (1 - cx.o.exploit_margin);
+    if (!exploit) pick = cur;
+  }
   auto repeats = [&] {
     for (const auto &r : cx.runs) {
       bool same = true;
@@ -429,7 +491,9 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     tm[f] = fp.time;
     cost += fp.cost;
     std::string why = "stage " + std::to_string(fp.stage + 1) + ": ";
-    if (i == base[f])
+    if (exploit)
+      why += "the best combination of measured configurations, not yet run together";
+    else if (i == base[f])
       why += measured[f][i] ? "its best measured configuration" : "its best configuration";
     else
       why += "largest expected improvement of the run's score";
@@ -455,8 +519,10 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
     const CandidateSet &cs = cx.fc[f].candidates;
     allowed[f].assign(cs.size(), 1);
     std::vector<std::pair<std::size_t, double>> tobs, cobs;
+    std::vector<std::pair<std::size_t, bool>> labels;
     for (const auto &r : cx.runs) {
       const auto &m = r.functions[f];
+      labels.emplace_back(m.candidate, !m.failed);
       if (m.failed) {
         allowed[f][m.candidate] = 0;
         continue;
@@ -469,9 +535,13 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
       allowed[f].assign(cs.size(), 1);
     if (cx.runs.size() < cx.o.initial_runs) continue;
     FunctionModel &fm = models[f];
+    GpHyper hyper;
     fm.modelled = fit_log(cs, tobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f).next(), &fm.mu,
                           &fm.sd, cx.o.acquisition == WorkflowSearchOptions::Acquisition::thompson ? &fm.chol : nullptr,
-                          &fm.y_std);
+                          &fm.y_std, &hyper);
+    if (fm.modelled && cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei)
+      fm.p_ok = success_probability(cs, labels, cx.o.engine, Rng(cx.o.seed, kStreamClassifier + f).next(),
+                                    hyper);
     // The expected-improvement choice models cost on its own even with rates: the cost surface
     // is far flatter than the time surface (time falls with the resources, the rate grows), and
     // a model of time times the rate carries the time model's errors into every cost.

@@ -25,7 +25,10 @@
 //            the critical path without it), so a function off the critical path gains nothing
 //            from being faster than its slack and its expected improvement comes from cost.  The
 //            expectation is taken with log time and log cost comonotone (for one configuration
-//            cost is rate x time), by quadrature over 41 points.  All functions
+//            cost is rate x time), by quadrature over 41 points, and weighted by the candidate's
+//            probability of success (a GP classifier on the function's successes and failures,
+//            as propose()'s constraint model; a failed candidate is never proposed again: a
+//            failure anywhere leaves the run without a score).  All functions
 //            explore in the same run (their measurements do not depend on each other).  A choice
 //            that repeats a past run moves the function whose best unmeasured candidate has the
 //            largest expected improvement; the ei rule of stopping.hpp applies to the sum of the
@@ -110,6 +113,9 @@ struct WorkflowSearchOptions {
   // ei: the expected improvement of the log score instead of the score (with the margin
   // engine.xi in standard deviations of the function's log time).
   bool log_ei = false;
+  // ei: when the best combination of measured configurations has not run as a whole and beats
+  // the best run by more than this fraction, the next run is that combination.  < 0: never.
+  double exploit_margin = -1;
   std::size_t flat_pool = 1000;  // random joint configurations of the flat strategy's pool
   StoppingOptions stop;          // budget: runs of the whole workflow (Workflow::budget)
   // T_ref and C_ref of the workflow score; unset: the first run that succeeded.
