@@ -736,15 +736,12 @@ void propose_function(const Context &cx, WorkflowProposal *p) {
     eo.initial_trials = std::min(cx.o.initial_runs, cs.size());
     eo.stop = StoppingOptions{};
     eo.stop.budget = 0;
-    eo.predictions = true;
+    eo.predictions = false;  // propose() models the score: no time or cost to report
     const Proposal fpp = propose(cs, done, {}, 1, eo);
     if (!fpp.indices.empty()) {
       fp.candidate = fpp.indices[0];
       fp.reason = fpp.modelled ? "tuned alone: largest expected improvement of its own score"
                                : "tuned alone: initial design";
-      if (fpp.modelled && !fpp.predictions.empty() && cx.fc[f].rate.empty() == false) {
-        // The model is of the function's score; no time prediction to report.
-      }
     } else {
       fp.candidate = fpp.best_index.value_or(0);
       fp.reason = "tuned alone: every candidate tried; its best again";

@@ -150,6 +150,15 @@ TEST(WorkflowParse, RefusesBadSpacesAndProblems) {
             std::string::npos);
   EXPECT_EQ(error_of(wf(R"({"name": "a", "problem": ""})")),
             "wf.json: functions[0] 'a': problem: empty; allowed: the name of a problem of the table");
+  EXPECT_EQ(error_of(wf(R"({"name": "a", "problem": 7})")),
+            "wf.json: functions[0] 'a': problem: a number; allowed: the name of a problem of the "
+            "table");
+  EXPECT_EQ(error_of(wf(R"({"name": "a", "problem": ")" + std::string(257, 'p') + "\"}")),
+            "wf.json: functions[0] 'a': problem: 257 characters; at most 256 are allowed "
+            "(kMaxWorkflowProblemName)");
+  EXPECT_NE(error_of(wf("{\"name\": \"" + std::string(65, 'f') + "\"}"))
+                .find("wf.json: functions[0]: name: the name is 65 characters long"),
+            std::string::npos);
   const std::vector<std::string> known{"p1", "p2"};
   EXPECT_EQ(error_of(wf(R"({"name": "a", "problem": "p3"})"), &known),
             "wf.json: functions[0] 'a': problem: 'p3' is not a problem of the table; known: p1, p2");
