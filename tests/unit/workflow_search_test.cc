@@ -25,7 +25,8 @@ std::string table_text() {
       const double time = base[p] * ((1 - par[p]) + par[p] / n);
       const double rate = 0.01 * n;
       char row[128];
-      std::snprintf(row, sizeof row, "%s,%d,%d,%.6g,%.6g,1\n", names[p], n, n * 2, time, rate * time);
+      std::snprintf(row, sizeof row, "%s,%d,%d,%.6g,%.6g,1\n", names[p], n, n * 2, time,
+                    rate * time);
       t += row;
     }
   return t;
@@ -90,8 +91,8 @@ TEST(WorkflowOptimum, ReferenceIsFastestAndCheapest) {
   Fixture fx;
   const WorkflowReplay r = make_workflow_replay(Workflow::parse(kForkJoin), fx.problems);
   // Fastest: 16 nodes each; a 100*(0.1+0.9/16) + max(b, c) + d.
-  const double ta = 100 * (0.1 + 0.9 / 16), tb = 300 * (0.5 + 0.5 / 16),
-               tc = 60 * (0.8 + 0.2 / 16), td = 200 * (0.3 + 0.7 / 16);
+  const double ta = 100 * (0.1 + 0.9 / 16), tb = 300 * (0.5 + 0.5 / 16), tc = 60 * (0.8 + 0.2 / 16),
+               td = 200 * (0.3 + 0.7 / 16);
   EXPECT_NEAR(r.reference.time, ta + std::max(tb, tc) + td, 1e-3);
   // A rate per candidate: cost / time.
   ASSERT_EQ(r.functions[0].rate.size(), 5u);
@@ -120,7 +121,8 @@ TEST(WorkflowSearch, ProposesAValidConfigurationForEveryFunction) {
           EXPECT_EQ(fp.stage, cut_stages(w).level[f]);
           EXPECT_FALSE(fp.reason.empty());
           const ReplayProblem &pr = *r.problems[f];
-          run.functions.push_back({fp.candidate, false, pr.time[fp.candidate], pr.cost[fp.candidate]});
+          run.functions.push_back(
+              {fp.candidate, false, pr.time[fp.candidate], pr.cost[fp.candidate]});
         }
         runs.push_back(run);
       }
@@ -210,7 +212,8 @@ TEST(WorkflowSearch, RefusesInconsistentInput) {
   const Workflow w = Workflow::parse(kForkJoin);
   const WorkflowReplay r = make_workflow_replay(w, fx.problems);
   const WorkflowSearchOptions o = workflow_search_options(w);
-  auto error_of = [&](const std::vector<FunctionCandidates> &fc, const std::vector<WorkflowRun> &runs) {
+  auto error_of = [&](const std::vector<FunctionCandidates> &fc,
+                      const std::vector<WorkflowRun> &runs) {
     try {
       propose_workflow(w, fc, runs, o);
     } catch (const Error &e) {
@@ -256,7 +259,8 @@ TEST(WorkflowSearch, FailedFunctionsAreNotProposedAgain) {
       }
       // Function x fails on one node.
       const bool fail = f == 1 && i == 0;
-      run.functions.push_back({i, fail, fail ? 0 : r.problems[f]->time[i], fail ? 0 : r.problems[f]->cost[i]});
+      run.functions.push_back(
+          {i, fail, fail ? 0 : r.problems[f]->time[i], fail ? 0 : r.problems[f]->cost[i]});
     }
     runs.push_back(run);
   }

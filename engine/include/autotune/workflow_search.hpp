@@ -48,8 +48,8 @@
 // every configuration of every function has been measured.
 //
 // Cost of one proposal: two GP fits per function (one for lcb and thompson with rates) on its
-// measurements, O(n) per function for the expected improvements of its n candidates, and O(m n log n) for a stage
-// of m functions (bench/README.md, "Workflows", has the time of one proposal).
+// measurements, O(n) per function for the expected improvements of its n candidates, and O(m n log
+// n) for a stage of m functions (bench/README.md, "Workflows", has the time of one proposal).
 //
 // Thread safety: pure; deterministic for a seed.
 #pragma once
@@ -162,7 +162,8 @@ struct WorkflowProposal {
 // function of `w`, in its order.  Throws Error(invalid_argument) when the shapes disagree, a
 // candidate index is out of range, a measurement of a successful function is not positive, or
 // a rate is negative; never for a valid history.
-WorkflowProposal propose_workflow(const Workflow &w, const std::vector<FunctionCandidates> &functions,
+WorkflowProposal propose_workflow(const Workflow &w,
+                                  const std::vector<FunctionCandidates> &functions,
                                   const std::vector<WorkflowRun> &runs,
                                   const WorkflowSearchOptions &options);
 
