@@ -21,7 +21,7 @@ A job asks for a buffer with directives in the comment block at the top of its b
                             against this pool, whose size is the sum of the tiers' capacities)
              pmem=SIZE      how much of it is on the pmem tier (default: in proportion to the
                             tiers' capacities)
-             placement=P    bandwidth-proportional or fill-fastest (default: TierPlacement)
+             placement=P    auto, bandwidth-proportional or fill-fastest (default: TierPlacement)
   stage_in   source=PATH destination=KEY    copy the file PATH (absolute, readable by the job's
                             user) into the buffer as object KEY before the job starts; with
                             KEY ending in '/' (e.g. ckpt/), PATH is a directory and every file
@@ -194,8 +194,8 @@ local function parse_directives(job_script)
 					end
 				end
 				if not e and fields.placement and fields.placement ~= "bandwidth-proportional"
-				   and fields.placement ~= "fill-fastest" then
-					e = string.format("%s buffer: placement: '%s' is not a placement policy; allowed: bandwidth-proportional, fill-fastest", where, fields.placement)
+				   and fields.placement ~= "fill-fastest" and fields.placement ~= "auto" then
+					e = string.format("%s buffer: placement: '%s' is not a placement policy; allowed: auto, bandwidth-proportional, fill-fastest", where, fields.placement)
 				end
 				d.capacity, d.pmem, d.placement = fields.capacity, fields.pmem, fields.placement
 			else
