@@ -18,6 +18,8 @@ namespace ssp {
 namespace {
 // Rows fetched together when a read misses the cache (an aligned block).
 constexpr std::int64_t kFetchBlock = 64;
+// get_at() of fewer rows fetches their blocks; of more, exactly the rows that miss.
+constexpr std::int64_t kFewRows = 8;
 }  // namespace
 
 Worker::Worker(Transport &tx, const Tables &tables, const ConsistencyPolicy &policy, int servers,
@@ -163,6 +165,58 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
       if (c.dirty[static_cast<std::size_t>(r)])
         add_elems(t.kind, out + static_cast<std::size_t>(r - first) * t.rb,
                   &c.pending[static_cast<std::size_t>(r) * t.rb], static_cast<std::size_t>(t.cols));
+}
+
+bool Worker::usable(const Cache &c, std::int64_t r) const {
+  const auto i = static_cast<std::size_t>(r);
+  return c.stamp[i] != kNone && policy_.cache_usable(c.stamp[i], c.fetched_at[i], clock_);
+}
+
+void Worker::copy_row(const TableShape &t, const Cache &c, std::int64_t r, char *out) const {
+  const auto i = static_cast<std::size_t>(r);
+  std::memcpy(out, &c.rows[i * t.rb], t.rb);
+  if (!c.dirty.empty() && c.dirty[i])
+    add_elems(t.kind, out, &c.pending[i * t.rb], static_cast<std::size_t>(t.cols));
+}
+
+void Worker::get_at(int id, const std::int64_t *rows, std::int64_t n, char *out) {
+  const TableShape &t = table_at(tables_, id);
+  Cache &c = caches_[static_cast<std::size_t>(id)];
+  if (n < 0) invalid("table '" + t.name + "': get_rows_at of " + std::to_string(n) + " rows");
+  for (std::int64_t k = 0; k < n; ++k)
+    if (rows[k] < 0 || rows[k] >= t.rows)
+      invalid("table '" + t.name + "': row " + std::to_string(rows[k]) + " is outside 0.." +
+              std::to_string(t.rows));
+  ensure_cache(t, c);
+  // The rows that miss, fetched together (one message per server, runs of consecutive rows).
+  // A read of a few rows fetches their aligned blocks instead, as get() does for a short read:
+  // a reader of one row at a time would otherwise pay a round trip per row.
+  std::vector<std::int64_t> miss;
+  for (std::int64_t k = 0; k < n; ++k) {
+    if (usable(c, rows[k])) continue;
+    if (n >= kFewRows) {
+      miss.push_back(rows[k]);
+      continue;
+    }
+    const std::int64_t lo = rows[k] / kFetchBlock * kFetchBlock;
+    for (std::int64_t r = lo; r < std::min(t.rows, lo + kFetchBlock); ++r)
+      if (!usable(c, r)) miss.push_back(r);
+  }
+  if (!miss.empty()) {
+    std::sort(miss.begin(), miss.end());
+    miss.erase(std::unique(miss.begin(), miss.end()), miss.end());
+    std::vector<ShardMap::Piece> need;
+    std::size_t i = 0;
+    while (i < miss.size()) {
+      std::size_t j = i + 1;
+      while (j < miss.size() && miss[j] == miss[j - 1] + 1) ++j;
+      for (const auto &p : t.map.split(miss[i], static_cast<std::int64_t>(j - i))) need.push_back(p);
+      i = j;
+    }
+    fetch(id, need);
+  }
+  for (std::int64_t k = 0; k < n; ++k)
+    copy_row(t, c, rows[k], out + static_cast<std::size_t>(k) * t.rb);
 }
 
 void Worker::mark_dirty(const TableShape &t, Cache &c, std::int64_t r) {
