@@ -18,7 +18,8 @@ the world size to make the same --lr move the model by the same amount.
 Straggler: --straggler-rank R sleeps (F-1) times each step's duration after the step (owed sleep
 paid in slices of at least 1 ms, as examples/common.cc's Straggler).
 Prints a "final:" line with the fields bench/ssp_vs_ddp reads (samples_per_s or ratings_per_s,
-time_to_target_s, test_acc or test_rmse).  Rank and world size come from Open MPI's or Slurm's
+time_to_target_s, test_acc or train_rmse: the training RMSE of the last epoch's steps, the loss,
+and test_rmse).  Rank and world size come from Open MPI's or Slurm's
 environment; the rendezvous is MASTER_ADDR (127.0.0.1) and MASTER_PORT (required).
 """
 import argparse
@@ -185,32 +186,38 @@ def mf(args, rank, world):
     t0 = time.monotonic()
     eval_s, reached, rmse, ratings = 0.0, -1.0, 0.0, 0
     for e in range(args.epochs):
+        train_se = torch.zeros(2, dtype=torch.float64)
         for s in range(steps):
             a = time.monotonic()
             sl = slice(s * args.batch, min((s + 1) * args.batch, int(n)))
             pred, u, v = model(uid[sl], iid[sl])
-            loss = 0.5 * (((r[sl] - pred) ** 2).sum() + lam * ((u * u).sum() + (v * v).sum()))
+            se = ((r[sl] - pred) ** 2).sum()
+            loss = 0.5 * (se + lam * ((u * u).sum() + (v * v).sum()))
+            train_se[0] += float(se)
+            train_se[1] += sl.stop - sl.start
             opt.zero_grad(set_to_none=True)
             (loss * world).backward()
             opt.step()
             slow.after(time.monotonic() - a)
             ratings += (sl.stop - sl.start) * world
         c = time.monotonic()
+        dist.all_reduce(train_se)
+        train_rmse = float((train_se[0] / train_se[1]).sqrt())
         with torch.no_grad():
             p = (net.u.weight[tu] * net.v.weight[ti]).sum(1)
             rmse = float(((tr - p) ** 2).mean().sqrt())
         t = c - t0 - eval_s
         eval_s += time.monotonic() - c
-        if reached < 0 and args.target_rmse > 0 and rmse <= args.target_rmse:
+        if reached < 0 and args.target_rmse > 0 and train_rmse <= args.target_rmse:
             reached = t
         if rank == 0:
-            print("epoch %d test_rmse=%.4f t=%.3f" % (e + 1, rmse, t), flush=True)
+            print("epoch %d train_rmse=%.4f test_rmse=%.4f t=%.3f" % (e + 1, train_rmse, rmse, t), flush=True)
     train_s = time.monotonic() - t0 - eval_s
     if rank == 0:
-        print("final: consistency=ddp ranks=%d workers=%d servers=0 epochs=%d test_rmse=%.4f train_s=%.3f "
-              "ratings_per_s=%.0f target_rmse=%g time_to_target_s=%.3f straggler_rank=%d"
-              % (world, world, args.epochs, rmse, train_s, ratings / train_s, args.target_rmse, reached,
-                 args.straggler_rank), flush=True)
+        print("final: consistency=ddp ranks=%d workers=%d servers=0 epochs=%d test_rmse=%.4f train_rmse=%.4f "
+              "train_s=%.3f ratings_per_s=%.0f target_rmse=%g time_to_target_s=%.3f straggler_rank=%d"
+              % (world, world, args.epochs, rmse, train_rmse, train_s, ratings / train_s, args.target_rmse,
+                 reached, args.straggler_rank), flush=True)
 
 
 def main(argv):

@@ -12,7 +12,8 @@
 // Each micro-task runs SGD over its users' ratings, --batch ratings per step (in user order; the
 // step adds lr times the summed gradient of 1/2 (error^2 + lambda (|u|^2 + |v|^2)) over the
 // batch, so --batch 1 is plain per-rating SGD), and adds its users' held-out squared errors to a
-// "stats" table (one row per epoch), from which rank 0 prints the test RMSE of every epoch and
+// "stats" table (one row per epoch, with the squared errors of its training steps, taken as the
+// steps computed them), from which rank 0 prints the training and test RMSE of every epoch and
 // when the epoch's last micro-task ended.
 //
 //   mpirun -np 4 build/examples/mf --epochs 10 --staleness 2
@@ -128,7 +129,8 @@ int main(int argc, char **argv) {
   f.add("lr", "X", "0.05", "learning rate");
   f.add("lambda", "X", "0.01", "L2 regularization");
   f.add("batch", "N", "1", "ratings per SGD step");
-  f.add("target-rmse", "X", "0", "report when an epoch's test RMSE is at or below X (0: none)");
+  f.add("target-rmse", "X", "0",
+        "report when an epoch's training RMSE (the loss) is at or below X (0: none)");
   f.add("save-data", "FILE", "", "write the generated ratings to FILE and exit (any rank count)");
   examples::add_ssp_flags(f, {"item-factor shards", "4 per worker", "10", "users"});
   f.add("seed", "N", "7", "seed of the generated data");
@@ -184,7 +186,8 @@ int main(int argc, char **argv) {
       die("--straggler-rank: '" + std::to_string(straggler) + "' is not a worker rank; allowed: " +
           std::to_string(ctx.servers()) + " to " + std::to_string(size - 1) + " or -1");
     auto V = ctx.table<float>("items", items, rank_k);
-    auto stats = ctx.table<double>("stats", epochs, 2);  // per epoch: squared error, count
+    // per epoch: test squared error, test count, training squared error, training count
+    auto stats = ctx.table<double>("stats", epochs, 4);
     if (rank == 0)
       std::printf(
           "mf: %d ranks (%d workers, %d server%s), %s; %d users x %d items, %zu train / %zu test "
@@ -219,9 +222,9 @@ int main(int argc, char **argv) {
     job.checkpoint_every = ck.every;
     job.stop_at_clock = ck.stop_at;
     const std::size_t K = static_cast<std::size_t>(rank_k);
-    // One step's rows: item factors as read, and the gradients of the users and items.
-    std::vector<float> vb, dvb, du;
-    std::vector<float> v(K);
+    // One step's rows: item factors as read (training and held-out ratings), and the gradients
+    // of the users and items.
+    std::vector<float> vb, dvb, du, tv;
     // When each epoch's last micro-task on this worker ended (seconds since the start).
     std::vector<double> epoch_end(static_cast<std::size_t>(epochs), 0.0);
     const double t0 = now_s();
@@ -237,61 +240,78 @@ int main(int argc, char **argv) {
       }
       auto *Ub = reinterpret_cast<float *>(&t.state[0]);
       auto user_row = [&](std::uint64_t u) { return Ub + (u - t.shard_begin) * K; };
-      double se = 0, cnt = 0;
+      double se = 0, cnt = 0, train_se = 0, train_n = 0;
       // The task's training ratings in user order, `batch` per step: every error is taken at
       // the step's start, then the users and items move by lr times their summed gradients.
       std::uint64_t u = t.begin;
       std::uint32_t j = u < t.end ? d.off[u] : 0;
       const std::size_t B = static_cast<std::size_t>(batch);
-      vb.resize(B * K);
-      dvb.resize(B * K);
-      std::vector<std::uint32_t> rated(B);
+      std::vector<std::uint32_t> rated;
+      std::vector<std::int64_t> rows;
       while (u < t.end) {
         const double a = now_s();
         const std::uint64_t u_first = u;
-        std::size_t m = 0;
-        du.assign(B * K, 0.0f);  // at most `batch` users per step
-        while (u < t.end && m < B && u - u_first < B) {
+        // The step's ratings: up to `batch` of them, from at most `batch` users.
+        rated.clear();
+        std::vector<std::uint64_t> owner;
+        while (u < t.end && rated.size() < B && u - u_first < B) {
           if (j == d.off[u + 1]) {  // the user's training ratings are done
             ++u;
             if (u < t.end) j = d.off[u];
             continue;
           }
-          float *vv = &vb[m * K];
-          V.get(d.item[j], vv);
-          const float *uu = user_row(u);
+          rated.push_back(j++);
+          owner.push_back(u);
+          ++train_n;
+        }
+        const std::size_t m = rated.size();
+        // Their item rows, read together (one round trip for all the misses).
+        rows.resize(m);
+        for (std::size_t i = 0; i < m; ++i) rows[i] = d.item[rated[i]];
+        vb.resize(m * K);
+        dvb.resize(m * K);
+        V.get_rows_at(rows.data(), static_cast<std::int64_t>(m), vb.data());
+        du.assign(B * K, 0.0f);
+        for (std::size_t i = 0; i < m; ++i) {
+          const float *vv = &vb[i * K];
+          const float *uu = user_row(owner[i]);
           float p = 0;
           for (std::size_t k = 0; k < K; ++k) p += uu[k] * vv[k];
-          const float e = d.value[j] - p;
-          float *g = &du[(u - u_first) * K];
-          float *dv = &dvb[m * K];
+          const float e = d.value[rated[i]] - p;
+          train_se += static_cast<double>(e) * e;
+          float *g = &du[(owner[i] - u_first) * K];
+          float *dv = &dvb[i * K];
           for (std::size_t k = 0; k < K; ++k) {
             g[k] += e * vv[k] - lambda * uu[k];
             dv[k] = lr * (e * uu[k] - lambda * vv[k]);
           }
-          rated[m++] = j++;
         }
         for (std::uint64_t w = u_first; w < t.end && w - u_first < B && w <= u; ++w) {
           float *uu = user_row(w);
           const float *g = &du[(w - u_first) * K];
           for (std::size_t k = 0; k < K; ++k) uu[k] += lr * g[k];
         }
-        for (std::size_t i = 0; i < m; ++i) V.inc_row(d.item[rated[i]], &dvb[i * K]);
+        for (std::size_t i = 0; i < m; ++i) V.inc_row(rows[i], &dvb[i * K]);
         // The held-out ratings of the users finished in this step.
-        for (std::uint64_t w = u_first; w < u; ++w) {
-          const float *uu = user_row(w);
-          for (std::uint32_t h = d.toff[w]; h < d.toff[w + 1]; ++h) {
-            V.get(d.titem[h], v.data());
-            float p = 0;
-            for (std::size_t k = 0; k < K; ++k) p += uu[k] * v[k];
-            se += (d.tvalue[h] - p) * (d.tvalue[h] - p);
-            cnt += 1;
+        if (u > u_first) {
+          rows.assign(d.titem.begin() + d.toff[u_first], d.titem.begin() + d.toff[u]);
+          tv.resize(rows.size() * K);
+          V.get_rows_at(rows.data(), static_cast<std::int64_t>(rows.size()), tv.data());
+          for (std::uint64_t w = u_first; w < u; ++w) {
+            const float *uu = user_row(w);
+            for (std::uint32_t h = d.toff[w]; h < d.toff[w + 1]; ++h) {
+              const float *vv = &tv[(h - d.toff[u_first]) * K];
+              float p = 0;
+              for (std::size_t k = 0; k < K; ++k) p += uu[k] * vv[k];
+              se += (d.tvalue[h] - p) * (d.tvalue[h] - p);
+              cnt += 1;
+            }
           }
         }
         slow.after_batch(now_s() - a);
       }
-      stats.inc(t.epoch, 0, se);
-      stats.inc(t.epoch, 1, cnt);
+      const double row[4] = {se, cnt, train_se, train_n};
+      stats.inc_row(t.epoch, row);
       auto &end = epoch_end[static_cast<std::size_t>(t.epoch)];
       end = std::max(end, now_s() - t0);
     });
@@ -301,25 +321,28 @@ int main(int argc, char **argv) {
     auto s = stats.pull_all();
     const auto model = V.pull_all();
     if (rank == 0) {
-      double reached = -1;
+      double reached = -1, train_rmse = 0;
+      auto rmse_of = [&](std::size_t e, int col) {
+        const double n = s[4 * e + static_cast<std::size_t>(col) + 1];
+        return n > 0 ? std::sqrt(s[4 * e + static_cast<std::size_t>(col)] / n) : 0.0;
+      };
       for (int e = 0; e < epochs; ++e) {
         const auto i = static_cast<std::size_t>(e);
-        const double rmse = s[2 * i + 1] > 0 ? std::sqrt(s[2 * i] / s[2 * i + 1]) : 0.0;
-        if (reached < 0 && target > 0 && rmse <= target) reached = ends[i];
-        std::printf("epoch %d test_rmse=%.4f t=%.3f\n", e + 1, rmse, ends[i]);
+        train_rmse = rmse_of(i, 2);
+        if (reached < 0 && target > 0 && train_rmse <= target) reached = ends[i];
+        std::printf("epoch %d train_rmse=%.4f test_rmse=%.4f t=%.3f\n", e + 1, train_rmse,
+                    rmse_of(i, 0), ends[i]);
       }
       std::string tasks;
       for (std::size_t i = 0; i < res.tasks_per_worker.size(); ++i)
         tasks += (i ? "," : "") + std::to_string(res.tasks_per_worker[i]);
-      const double last = s[static_cast<std::size_t>(2 * epochs - 1)] > 0
-                              ? std::sqrt(s[static_cast<std::size_t>(2 * epochs - 2)] /
-                                          s[static_cast<std::size_t>(2 * epochs - 1)])
-                              : 0.0;
+      const double last = rmse_of(static_cast<std::size_t>(epochs - 1), 0);
       std::printf(
           "final: consistency=%s ranks=%d workers=%d servers=%d epochs=%d test_rmse=%.4f "
-          "noise=%g train_s=%.3f ratings_per_s=%.0f target_rmse=%g time_to_target_s=%.3f "
+          "train_rmse=%.4f noise=%g train_s=%.3f ratings_per_s=%.0f target_rmse=%g time_to_target_s=%.3f "
           "tasks_per_worker=%s finished=%d checkpoints=%llu clock=%lld model=%s\n",
-          ctx.policy().name().c_str(), size, ctx.workers(), ctx.servers(), epochs, last, noise,
+          ctx.policy().name().c_str(), size, ctx.workers(), ctx.servers(), epochs, last, train_rmse,
+          noise,
           secs, static_cast<double>(d.item.size()) * epochs / secs, target, reached, tasks.c_str(),
           res.finished ? 1 : 0, static_cast<unsigned long long>(res.checkpoints),
           static_cast<long long>(res.clock),
