@@ -21,7 +21,32 @@ void add_typed(char *dst, const char *src, std::size_t n) {
   }
 }
 
+template <class T>
+void sum_typed(char *dst, const char *a, const char *b, std::size_t n) {
+  T *d = reinterpret_cast<T *>(dst);
+  const T *x = reinterpret_cast<const T *>(a);
+  const T *y = reinterpret_cast<const T *>(b);
+  for (std::size_t i = 0; i < n; ++i) d[i] = x[i] + y[i];
+}
+
 }  // namespace
+
+void sum_elems(ElemKind k, char *dst, const char *a, const char *b, std::size_t n) {
+  switch (k) {
+    case ElemKind::f32:
+      sum_typed<float>(dst, a, b, n);
+      break;
+    case ElemKind::f64:
+      sum_typed<double>(dst, a, b, n);
+      break;
+    case ElemKind::i32:
+      sum_typed<std::int32_t>(dst, a, b, n);
+      break;
+    case ElemKind::i64:
+      sum_typed<std::int64_t>(dst, a, b, n);
+      break;
+  }
+}
 
 const TableShape &table_at(const Tables &tables, int id) {
   if (id < 0 || id >= static_cast<int>(tables.size()))

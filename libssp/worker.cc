@@ -158,13 +158,27 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
     close(hi);
     fetch(id, need);
   }
-  std::memcpy(out, &c.rows[static_cast<std::size_t>(first) * t.rb],
-              static_cast<std::size_t>(count) * t.rb);
-  if (!c.dirty_rows.empty())
-    for (std::int64_t r = first; r < first + count; ++r)
-      if (c.dirty[static_cast<std::size_t>(r)])
-        add_elems(t.kind, out + static_cast<std::size_t>(r - first) * t.rb,
-                  &c.pending[static_cast<std::size_t>(r) * t.rb], static_cast<std::size_t>(t.cols));
+  if (c.dirty_rows.empty()) {
+    std::memcpy(out, &c.rows[static_cast<std::size_t>(first) * t.rb],
+                static_cast<std::size_t>(count) * t.rb);
+    return;
+  }
+  // Rows with unsent increments are summed into `out` in one pass; runs of the others copied.
+  std::int64_t r = first;
+  while (r < first + count) {
+    char *o = out + static_cast<std::size_t>(r - first) * t.rb;
+    const auto i = static_cast<std::size_t>(r);
+    if (c.dirty[i]) {
+      sum_elems(t.kind, o, &c.rows[i * t.rb], &c.pending[i * t.rb],
+                static_cast<std::size_t>(t.cols));
+      ++r;
+      continue;
+    }
+    std::int64_t e = r + 1;
+    while (e < first + count && !c.dirty[static_cast<std::size_t>(e)]) ++e;
+    std::memcpy(o, &c.rows[i * t.rb], static_cast<std::size_t>(e - r) * t.rb);
+    r = e;
+  }
 }
 
 bool Worker::usable(const Cache &c, std::int64_t r) const {
@@ -174,9 +188,11 @@ bool Worker::usable(const Cache &c, std::int64_t r) const {
 
 void Worker::copy_row(const TableShape &t, const Cache &c, std::int64_t r, char *out) const {
   const auto i = static_cast<std::size_t>(r);
-  std::memcpy(out, &c.rows[i * t.rb], t.rb);
   if (!c.dirty.empty() && c.dirty[i])
-    add_elems(t.kind, out, &c.pending[i * t.rb], static_cast<std::size_t>(t.cols));
+    sum_elems(t.kind, out, &c.rows[i * t.rb], &c.pending[i * t.rb],
+              static_cast<std::size_t>(t.cols));
+  else
+    std::memcpy(out, &c.rows[i * t.rb], t.rb);
 }
 
 void Worker::get_at(int id, const std::int64_t *rows, std::int64_t n, char *out) {
@@ -290,6 +306,10 @@ void Worker::flush(std::int64_t clock_after) {
       if (rv.empty()) continue;
       Writer &w = ws[static_cast<std::size_t>(s)];
       has[static_cast<std::size_t>(s)] = true;
+      // The message's size is known: one allocation, no copies as it grows.
+      std::size_t bytes = w.size() + 12 + 4;
+      for (auto [a, n] : rv) bytes += 16 + static_cast<std::size_t>(n) * t.rb;
+      w.buffer().reserve(bytes);
       w.put<std::int32_t>(static_cast<std::int32_t>(id));
       w.put<std::uint32_t>(static_cast<std::uint32_t>(rv.size()));
       for (auto [a, n] : rv) {
