@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < d.n; ++i) idx[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i);
 
   // The products of one batch, as Mlp::gradient does them: forward X W, weight gradients
-  // X^T D (accumulated), input gradients D W^T (not for the first layer).
+  // X^T D, input gradients D W^T (not for the first layer).
   const std::size_t L = sz.size() - 1;
   std::vector<Mat> W(L), A(L + 1), D(L), gW(L), dA(L);
   A[0] = Mat::Random(B, sz[0]);
@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
   auto gemms = [&] {
     for (std::size_t l = 0; l < L; ++l) A[l + 1].noalias() = A[l] * W[l];
     for (std::size_t l = L; l-- > 0;) {
-      gW[l].noalias() += A[l].transpose() * D[l];
+      gW[l].noalias() = A[l].transpose() * D[l];
       if (l > 0) dA[l].noalias() = D[l] * W[l].transpose();
     }
   };
@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
   int pos = 0;
   auto grad = [&] {
     if (pos + B > d.n) pos = 0;
-    mlp.gradient(d, &idx[static_cast<std::size_t>(pos)], B, w.data(), g.data());
+    mlp.gradient(d, &idx[static_cast<std::size_t>(pos)], B, w.data(), -0.01f, g.data());
     pos += B;
   };
   auto rate = [&](auto &&fn) {

@@ -250,10 +250,8 @@ int ssp_main(const ClassifierProgram &p, int argc, char **argv) {
         const double a = now_s();
         w.get_rows(0, rows, model.data());
         const double b = now_s();
-        std::fill(grad.begin(), grad.end(), 0.0f);
-        model_fn->gradient(train, &perm[u], n, model.data(), grad.data());
         const float scale = static_cast<float>(-c.lr * std::pow(c.lr_decay, t.epoch) / n);
-        for (auto &g : grad) g *= scale;
+        model_fn->gradient(train, &perm[u], n, model.data(), scale, grad.data());
         const double e = now_s();
         w.inc_rows(0, rows, grad.data());
         const double z = now_s();
@@ -369,10 +367,8 @@ int allreduce_main(const ClassifierProgram &p, int argc, char **argv) {
       const int n =
           static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(c.batch), share - b));
       const double a = now_s();
-      std::fill(grad.begin(), grad.end(), 0.0f);
-      model_fn->gradient(train, &perm[lo + b], n, model.data(), grad.data());
       const float scale = static_cast<float>(-c.lr * std::pow(c.lr_decay, e) / n);
-      for (auto &g : grad) g *= scale;
+      model_fn->gradient(train, &perm[lo + b], n, model.data(), scale, grad.data());
       slow.after_batch(now_s() - a);
       MPI_Allreduce(grad.data(), sum.data(), static_cast<int>(msize), MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
@@ -412,9 +408,13 @@ class LogReg : public Classifier {
   std::int64_t rows() const override { return dim_ + 1; }
   std::int64_t cols() const override { return kClasses; }
   void init(float *, std::uint64_t) const override {}
-  double gradient(const Images &d, const std::uint32_t *idx, int n, const float *w,
+  double gradient(const Images &d, const std::uint32_t *idx, int n, const float *w, float scale,
                   float *grad) override {
-    return lr_gradient(d, idx, n, w, grad);
+    const std::size_t size = static_cast<std::size_t>(dim_ + 1) * kClasses;
+    std::fill(grad, grad + size, 0.0f);
+    const double loss = lr_gradient(d, idx, n, w, grad);
+    for (std::size_t i = 0; i < size; ++i) grad[i] *= scale;
+    return loss;
   }
   double accuracy(const Images &d, const float *w, int limit) override {
     return lr_accuracy(d, w, limit);

@@ -29,10 +29,11 @@ class Classifier {
   virtual std::int64_t cols() const = 0;
   // The initial parameters (rows() * cols() floats, zero on entry), the same for a seed.
   virtual void init(float *w, std::uint64_t seed) const = 0;
-  // grad (same shape) += the sum over samples idx[0..n) of d of the loss gradient at w; returns
-  // the summed cross-entropy loss.
+  // grad (same shape) = scale times the sum over samples idx[0..n) of d of the loss gradient at
+  // w (overwritten: the scaling folded into the computation saves two passes over a large
+  // model); returns the summed cross-entropy loss.
   virtual double gradient(const Images &d, const std::uint32_t *idx, int n, const float *w,
-                          float *grad) = 0;
+                          float scale, float *grad) = 0;
   // Accuracy of w on the first `limit` samples of d.
   virtual double accuracy(const Images &d, const float *w, int limit) = 0;
 };

@@ -70,7 +70,7 @@ void gather(const Images &d, const std::uint32_t *idx, int n, Mat &x) {
 }  // namespace
 
 double Mlp::gradient(const Images &d, const std::uint32_t *idx, int n, const float *w,
-                     float *grad) {
+                     float scale, float *grad) {
   Scratch &s = *s_;
   const std::size_t L = sizes_.size() - 1;
   s.h.resize(L);
@@ -96,6 +96,7 @@ double Mlp::gradient(const Images &d, const std::uint32_t *idx, int n, const flo
     const int y = d.y[idx[b]];
     loss -= std::log(std::max(r(y), 1e-30f));
     r(y) -= 1.0f;
+    r *= scale;
   }
   s.d[L - 1].swap(z);
   for (std::size_t l = L; l-- > 0;) {
@@ -103,8 +104,8 @@ double Mlp::gradient(const Images &d, const std::uint32_t *idx, int n, const flo
     const Mat &D = s.d[l];
     MapM gW(grad + w_off_[l], sizes_[l], sizes_[l + 1]);
     MapV gb(grad + b_off_[l], sizes_[l + 1]);
-    gW.noalias() += in.transpose() * D;
-    gb += D.colwise().sum();
+    gW.noalias() = in.transpose() * D;
+    gb = D.colwise().sum();
     if (l == 0) break;
     CMapM W(w + w_off_[l], sizes_[l], sizes_[l + 1]);
     s.d[l - 1].resize(n, sizes_[l]);
@@ -112,6 +113,8 @@ double Mlp::gradient(const Images &d, const std::uint32_t *idx, int n, const flo
     s.d[l - 1] = (s.h[l - 1].array() > 0.0f).select(s.d[l - 1], 0.0f);
   }
   s.h[L - 1].swap(s.d[L - 1]);  // keep the buffers for the next batch
+  // The padding after the last bias (the table's last row) has no gradient.
+  std::fill(grad + params_, grad + rows() * kCols, 0.0f);
   return loss;
 }
 

@@ -8,7 +8,7 @@
 //
 // Per mini-batch of B samples (X: B x dim, pixels / 255):
 //   forward   H_l = relu(H_{l-1} W_l + b_l), Z = H_{L-1} W_L + b_L, P = softmax(Z)
-//   backward  D_L = P - onehot(y); gW_l += H_{l-1}^T D_l; gb_l += colsum(D_l);
+//   backward  D_L = scale (P - onehot(y)); gW_l = H_{l-1}^T D_l; gb_l = colsum(D_l);
 //             D_{l-1} = (D_l W_l^T) .* (H_{l-1} > 0)
 // about 2 B (3 n_params - dim * hidden_1) floating-point operations (no gradient of the input).
 // Thread safety: an Mlp keeps per-batch scratch matrices; use one per thread.
@@ -31,7 +31,7 @@ class Mlp : public Classifier {
   std::int64_t rows() const override;
   std::int64_t cols() const override { return kCols; }
   void init(float *w, std::uint64_t seed) const override;
-  double gradient(const Images &d, const std::uint32_t *idx, int n, const float *w,
+  double gradient(const Images &d, const std::uint32_t *idx, int n, const float *w, float scale,
                   float *grad) override;
   double accuracy(const Images &d, const float *w, int limit) override;
   std::size_t params() const { return params_; }
