@@ -11,10 +11,21 @@ namespace ssp {
 
 namespace {
 
+// The loops run in fixed blocks of kBlock elements: -O2's cost model vectorizes a loop only when
+// no scalar remainder is needed, so a loop over n elements stayed scalar (6% of a worker's time
+// on a dense model, in add_elems alone).  The buffers never overlap (__restrict).
+constexpr std::size_t kBlock = 16;
+
 template <class T>
-void add_typed(char *dst, const char *src, std::size_t n) {
-  T *d = reinterpret_cast<T *>(dst);
-  for (std::size_t i = 0; i < n; ++i) {
+void add_typed(char *__restrict dst, const char *__restrict src, std::size_t n) {
+  T *__restrict d = reinterpret_cast<T *>(dst);
+  std::size_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    T v[kBlock];
+    std::memcpy(v, src + i * sizeof(T), sizeof v);
+    for (std::size_t j = 0; j < kBlock; ++j) d[i + j] += v[j];
+  }
+  for (; i < n; ++i) {
     T v;
     std::memcpy(&v, src + i * sizeof(T), sizeof(T));
     d[i] += v;
@@ -22,11 +33,15 @@ void add_typed(char *dst, const char *src, std::size_t n) {
 }
 
 template <class T>
-void sum_typed(char *dst, const char *a, const char *b, std::size_t n) {
-  T *d = reinterpret_cast<T *>(dst);
-  const T *x = reinterpret_cast<const T *>(a);
-  const T *y = reinterpret_cast<const T *>(b);
-  for (std::size_t i = 0; i < n; ++i) d[i] = x[i] + y[i];
+void sum_typed(char *__restrict dst, const char *__restrict a, const char *__restrict b,
+               std::size_t n) {
+  T *__restrict d = reinterpret_cast<T *>(dst);
+  const T *__restrict x = reinterpret_cast<const T *>(a);
+  const T *__restrict y = reinterpret_cast<const T *>(b);
+  std::size_t i = 0;
+  for (; i + kBlock <= n; i += kBlock)
+    for (std::size_t j = 0; j < kBlock; ++j) d[i + j] = x[i + j] + y[i + j];
+  for (; i < n; ++i) d[i] = x[i] + y[i];
 }
 
 }  // namespace
