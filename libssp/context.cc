@@ -333,6 +333,10 @@ void Context::table_get(int id, std::int64_t first, std::int64_t count, void *ou
   impl_->need_worker("Table::get");
   impl_->worker.get(id, first, count, static_cast<char *>(out));
 }
+void Context::table_get_at(int id, const std::int64_t *rows, std::int64_t n, void *out) {
+  impl_->need_worker("Table::get_rows_at");
+  impl_->worker.get_at(id, rows, n, static_cast<char *>(out));
+}
 void Context::table_inc(int id, std::int64_t row, std::int64_t col, const void *delta) {
   impl_->need_worker("Table::inc");
   impl_->worker.inc(id, row, col, delta);

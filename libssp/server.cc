@@ -70,6 +70,15 @@ void Server::answer_get(int src, const std::string &data) {
   const Shards &sh = shards_[static_cast<std::size_t>(id)];
   const auto n = r.get<std::uint32_t>();
   Writer w;
+  {  // the reply's size is known: one allocation, no copies as it grows
+    Reader q = r;
+    std::size_t bytes = 1 + 8 + 4 + 4;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      q.get<std::int64_t>();
+      bytes += 16 + static_cast<std::size_t>(q.get<std::int64_t>()) * t.rb;
+    }
+    w.buffer().reserve(std::min<std::size_t>(bytes, std::size_t{1} << 30));
+  }
   w.put<std::uint8_t>(kGetReply);
   w.put<std::int64_t>(vc_.min());
   w.put<std::int32_t>(id);

@@ -38,6 +38,9 @@ std::size_t elem_size(ElemKind k);
 const char *kind_name(ElemKind k);
 // dst (aligned) += src (any alignment), n elements of kind k.
 void add_elems(ElemKind k, char *dst, const char *src, std::size_t n);
+// dst = a + b, n elements of kind k, all three aligned for the kind (one pass: a read of rows
+// with unsent increments).
+void sum_elems(ElemKind k, char *dst, const char *a, const char *b, std::size_t n);
 
 // Throws Error(invalid_argument, "ssp: " + m).
 [[noreturn]] void invalid(const std::string &m);

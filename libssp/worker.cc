@@ -18,6 +18,8 @@ namespace ssp {
 namespace {
 // Rows fetched together when a read misses the cache (an aligned block).
 constexpr std::int64_t kFetchBlock = 64;
+// get_at() of fewer rows fetches their blocks; of more, exactly the rows that miss.
+constexpr std::int64_t kFewRows = 8;
 }  // namespace
 
 Worker::Worker(Transport &tx, const Tables &tables, const ConsistencyPolicy &policy, int servers,
@@ -156,13 +158,81 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
     close(hi);
     fetch(id, need);
   }
-  std::memcpy(out, &c.rows[static_cast<std::size_t>(first) * t.rb],
-              static_cast<std::size_t>(count) * t.rb);
-  if (!c.dirty_rows.empty())
-    for (std::int64_t r = first; r < first + count; ++r)
-      if (c.dirty[static_cast<std::size_t>(r)])
-        add_elems(t.kind, out + static_cast<std::size_t>(r - first) * t.rb,
-                  &c.pending[static_cast<std::size_t>(r) * t.rb], static_cast<std::size_t>(t.cols));
+  if (c.dirty_rows.empty()) {
+    std::memcpy(out, &c.rows[static_cast<std::size_t>(first) * t.rb],
+                static_cast<std::size_t>(count) * t.rb);
+    return;
+  }
+  // Rows with unsent increments are summed into `out` in one pass; runs of the others copied.
+  std::int64_t r = first;
+  while (r < first + count) {
+    char *o = out + static_cast<std::size_t>(r - first) * t.rb;
+    const auto i = static_cast<std::size_t>(r);
+    if (c.dirty[i]) {
+      sum_elems(t.kind, o, &c.rows[i * t.rb], &c.pending[i * t.rb],
+                static_cast<std::size_t>(t.cols));
+      ++r;
+      continue;
+    }
+    std::int64_t e = r + 1;
+    while (e < first + count && !c.dirty[static_cast<std::size_t>(e)]) ++e;
+    std::memcpy(o, &c.rows[i * t.rb], static_cast<std::size_t>(e - r) * t.rb);
+    r = e;
+  }
+}
+
+bool Worker::usable(const Cache &c, std::int64_t r) const {
+  const auto i = static_cast<std::size_t>(r);
+  return c.stamp[i] != kNone && policy_.cache_usable(c.stamp[i], c.fetched_at[i], clock_);
+}
+
+void Worker::copy_row(const TableShape &t, const Cache &c, std::int64_t r, char *out) const {
+  const auto i = static_cast<std::size_t>(r);
+  if (!c.dirty.empty() && c.dirty[i])
+    sum_elems(t.kind, out, &c.rows[i * t.rb], &c.pending[i * t.rb],
+              static_cast<std::size_t>(t.cols));
+  else
+    std::memcpy(out, &c.rows[i * t.rb], t.rb);
+}
+
+void Worker::get_at(int id, const std::int64_t *rows, std::int64_t n, char *out) {
+  const TableShape &t = table_at(tables_, id);
+  Cache &c = caches_[static_cast<std::size_t>(id)];
+  if (n < 0) invalid("table '" + t.name + "': get_rows_at of " + std::to_string(n) + " rows");
+  for (std::int64_t k = 0; k < n; ++k)
+    if (rows[k] < 0 || rows[k] >= t.rows)
+      invalid("table '" + t.name + "': row " + std::to_string(rows[k]) + " is outside 0.." +
+              std::to_string(t.rows));
+  ensure_cache(t, c);
+  // The rows that miss, fetched together (one message per server, runs of consecutive rows).
+  // A read of a few rows fetches their aligned blocks instead, as get() does for a short read:
+  // a reader of one row at a time would otherwise pay a round trip per row.
+  std::vector<std::int64_t> miss;
+  for (std::int64_t k = 0; k < n; ++k) {
+    if (usable(c, rows[k])) continue;
+    if (n >= kFewRows) {
+      miss.push_back(rows[k]);
+      continue;
+    }
+    const std::int64_t lo = rows[k] / kFetchBlock * kFetchBlock;
+    for (std::int64_t r = lo; r < std::min(t.rows, lo + kFetchBlock); ++r)
+      if (!usable(c, r)) miss.push_back(r);
+  }
+  if (!miss.empty()) {
+    std::sort(miss.begin(), miss.end());
+    miss.erase(std::unique(miss.begin(), miss.end()), miss.end());
+    std::vector<ShardMap::Piece> need;
+    std::size_t i = 0;
+    while (i < miss.size()) {
+      std::size_t j = i + 1;
+      while (j < miss.size() && miss[j] == miss[j - 1] + 1) ++j;
+      for (const auto &p : t.map.split(miss[i], static_cast<std::int64_t>(j - i))) need.push_back(p);
+      i = j;
+    }
+    fetch(id, need);
+  }
+  for (std::int64_t k = 0; k < n; ++k)
+    copy_row(t, c, rows[k], out + static_cast<std::size_t>(k) * t.rb);
 }
 
 void Worker::mark_dirty(const TableShape &t, Cache &c, std::int64_t r) {
@@ -236,6 +306,10 @@ void Worker::flush(std::int64_t clock_after) {
       if (rv.empty()) continue;
       Writer &w = ws[static_cast<std::size_t>(s)];
       has[static_cast<std::size_t>(s)] = true;
+      // The message's size is known: one allocation, no copies as it grows.
+      std::size_t bytes = w.size() + 12 + 4;
+      for (auto [a, n] : rv) bytes += 16 + static_cast<std::size_t>(n) * t.rb;
+      w.buffer().reserve(bytes);
       w.put<std::int32_t>(static_cast<std::int32_t>(id));
       w.put<std::uint32_t>(static_cast<std::uint32_t>(rv.size()));
       for (auto [a, n] : rv) {

@@ -43,6 +43,8 @@ class Worker {
 
   // Table::get_rows: rows [first, first+count) of table `id` into out[0 .. count*cols).
   void get(int id, std::int64_t first, std::int64_t count, char *out);
+  // Table::get_rows_at: rows rows[0..n) into out[i*cols ..]; the misses in one fetch.
+  void get_at(int id, const std::int64_t *rows, std::int64_t n, char *out);
   // Table::inc, Table::inc_rows: buffered.
   void inc(int id, std::int64_t row, std::int64_t col, const void *delta);
   void inc_rows(int id, std::int64_t first, std::int64_t count, const void *delta);
@@ -72,6 +74,10 @@ class Worker {
   void ensure_pending(const TableShape &t, Cache &c);
   void mark_dirty(const TableShape &t, Cache &c, std::int64_t r);
   void fetch(int id, const std::vector<ShardMap::Piece> &pieces);
+  // Whether a cached row may be read under the policy.
+  bool usable(const Cache &c, std::int64_t r) const;
+  // Copies row r (cached, plus this worker's unsent increments) to out.
+  void copy_row(const TableShape &t, const Cache &c, std::int64_t r, char *out) const;
   // Sends the buffered increments (and, with clock_after >= 0, the new clock to every server).
   void flush(std::int64_t clock_after);
   void invalidate_caches();

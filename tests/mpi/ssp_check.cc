@@ -2,8 +2,8 @@
 //
 //   ssp_check staleness S|asp [CLOCKS]  every read records, for every cell (worker w, clock k),
 //        whether worker w's update of clock k was seen; fails on any read that misses an update
-//        of a clock <= c-S-1, sees one of a clock > c+S, misses its own writes, or sees a value
-//        other than 0/1.  Also checks that sums of increments are exact after a final barrier.
+//        of a clock <= c-S-1, sees one of a clock > c+S, misses its own writes, sees a value
+//        other than 0/1, or reads a row through get_rows_at unlike through get_rows.  Also checks that sums of increments are exact after a final barrier.
 //   ssp_check badconfig servers|staleness|rows   a bad configuration: every rank must fail at
 //        construction with one clear line ("rank R: error: ...") and exit 3.
 //   ssp_check tasks        micro-task scheduling with worker 0 slowed 3x: every unit run exactly
@@ -64,6 +64,21 @@ int staleness_mode(const std::string &arg, int clocks) {
       usleep(me == 0 ? 4000 : static_cast<useconds_t>(rng() % 1000));
       log.get_rows(0, W, m.data());
       ++reads;
+      {
+        // get_rows_at (the rows in reverse, one twice) reads the same rows as get_rows.
+        std::vector<std::int64_t> at_rows;
+        for (int w = W - 1; w >= 0; --w) at_rows.push_back(w);
+        at_rows.push_back(0);
+        std::vector<std::int32_t> g(at_rows.size() * static_cast<std::size_t>(clocks + 1));
+        log.get_rows_at(at_rows.data(), static_cast<std::int64_t>(at_rows.size()), g.data());
+        for (std::size_t i = 0; i < at_rows.size(); ++i)
+          if (!std::equal(g.begin() + static_cast<long>(i) * (clocks + 1),
+                          g.begin() + static_cast<long>(i + 1) * (clocks + 1),
+                          m.begin() + at_rows[i] * (clocks + 1)))
+            violation("worker " + std::to_string(me) + " at clock " + std::to_string(c) +
+                      ": get_rows_at read row " + std::to_string(at_rows[i]) +
+                      " unlike get_rows");
+      }
       for (int w = 0; w < W; ++w) {
         long seen_upto = -1;  // every update of clocks <= seen_upto was seen
         while (seen_upto + 1 <= clocks &&

@@ -125,6 +125,7 @@ class Context {
   friend class Table;
   int create_table(const std::string &name, std::int64_t rows, std::int64_t cols, ElemKind kind);
   void table_get(int id, std::int64_t first, std::int64_t count, void *out);
+  void table_get_at(int id, const std::int64_t *rows, std::int64_t n, void *out);
   void table_inc(int id, std::int64_t row, std::int64_t col, const void *delta);
   void table_inc_rows(int id, std::int64_t first, std::int64_t count, const void *delta);
   void table_pull_all(int id, void *out);
@@ -150,6 +151,10 @@ const std::string &Table<T>::name() const {
 template <class T>
 void Table<T>::get_rows(std::int64_t first, std::int64_t count, T *out) {
   ctx_->table_get(id_, first, count, out);
+}
+template <class T>
+void Table<T>::get_rows_at(const std::int64_t *rows, std::int64_t n, T *out) {
+  ctx_->table_get_at(id_, rows, n, out);
 }
 template <class T>
 void Table<T>::inc(std::int64_t row, std::int64_t col, T delta) {

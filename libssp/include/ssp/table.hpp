@@ -11,6 +11,10 @@
 //       server, which answers once its minimum clock is high enough (a miss in a read of fewer
 //       than 64 rows fetches the aligned 64-row block around it in one round trip).  The worker's
 //       own increments not yet sent are added in (read-my-writes).
+//   get_rows_at(rows, n, out)   reads n rows anywhere in the table (a sparse model's rows of a
+//       mini-batch; repeats allowed) in out[i*cols ..]: the rows that miss the cache are
+//       fetched in one round trip per server, not one per row (a read of fewer than 8 rows
+//       fetches their aligned 64-row blocks, as get_rows does for a short read).
 //   inc(row, col, d) / inc_row / inc_rows  add to a local buffer; sent batched per server at
 //       clock(), at barriers, or early once Options::flush_bytes is exceeded.
 // Every rank (collective):
@@ -69,6 +73,8 @@ class Table {
   }
   // Reads rows [first, first+count) into out[0 .. count*cols).  Workers only.
   void get_rows(std::int64_t first, std::int64_t count, T *out);
+  // Reads rows rows[0..n) (any order, repeats allowed) into out[0 .. n*cols).  Workers only.
+  void get_rows_at(const std::int64_t *rows, std::int64_t n, T *out);
 
   // Buffered increments.  Workers only.
   void inc(std::int64_t row, std::int64_t col, T delta);
