@@ -248,12 +248,15 @@ int main(int argc, char **argv) {
       const std::size_t B = static_cast<std::size_t>(batch);
       std::vector<std::uint32_t> rated;
       std::vector<std::int64_t> rows;
+      std::vector<std::uint64_t> owner;
+      // The straggler's delay is taken once per micro-task, from the task's compute time: a
+      // clock read per step would cost more than the step itself at --batch 1.
+      const double a = now_s();
       while (u < t.end) {
-        const double a = now_s();
         const std::uint64_t u_first = u;
         // The step's ratings: up to `batch` of them, from at most `batch` users.
         rated.clear();
-        std::vector<std::uint64_t> owner;
+        owner.clear();
         while (u < t.end && rated.size() < B && u - u_first < B) {
           if (j == d.off[u + 1]) {  // the user's training ratings are done
             ++u;
@@ -271,7 +274,7 @@ int main(int argc, char **argv) {
         vb.resize(m * K);
         dvb.resize(m * K);
         V.get_rows_at(rows.data(), static_cast<std::int64_t>(m), vb.data());
-        du.assign(B * K, 0.0f);
+        du.assign(static_cast<std::size_t>(std::min<std::uint64_t>(u, t.end - 1) - u_first + 1) * K, 0.0f);
         for (std::size_t i = 0; i < m; ++i) {
           const float *vv = &vb[i * K];
           const float *uu = user_row(owner[i]);
@@ -308,8 +311,8 @@ int main(int argc, char **argv) {
             }
           }
         }
-        slow.after_batch(now_s() - a);
       }
+      slow.after_batch(now_s() - a);
       const double row[4] = {se, cnt, train_se, train_n};
       stats.inc_row(t.epoch, row);
       auto &end = epoch_end[static_cast<std::size_t>(t.epoch)];
