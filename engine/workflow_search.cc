@@ -434,7 +434,8 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
   // measured in different runs).  When it beats the best run by more than the margin, run it:
   // a run is what the user gets, and a run in which an exploring function fails has no score.
   bool exploit = false;
-  if (cx.o.exploit_margin >= 0) {
+  const bool last_run = cx.o.stop.budget > 0 && cx.runs.size() + 1 >= cx.o.stop.budget;
+  if (cx.o.exploit_margin >= 0 || (last_run && cx.o.exploit_last)) {
     std::vector<std::size_t> cur = pick;
     pick = base;
     bool ran = false;
@@ -444,7 +445,9 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
       ran = ran || same;
     }
     const double best_run = p->best_run ? p->best_score : kInf;
-    exploit = !ran && gstar < best_run * (1 - cx.o.exploit_margin);
+    exploit = !ran && gstar < best_run * (1 - (last_run && cx.o.exploit_last
+                                                    ? 0.0
+                                                    : cx.o.exploit_margin));
     if (!exploit) pick = cur;
   }
   auto repeats = [&] {

@@ -59,6 +59,8 @@ const char kHelp[] =
     "  --exploit F            stage: run the best combination of measured configurations when\n"
     "                         it has not run together and beats the best run by more than F\n"
     "                         (default -1: never)\n"
+    "  --exploit-last yes|no  stage: the budget's last run is that combination whenever it\n"
+    "                         beats the best run (default yes)\n"
     "  --kappa K              optimism of lcb and thompson, in standard deviations (default 1)\n"
     "  --xi X                 logei's margin, standard deviations of the log time (default 0.01)\n"
     "  --input-warping yes|no\n"
@@ -189,6 +191,7 @@ Settings parse_settings(int argc, char **argv) {
                    "seed",
                    "initial",
                    "exploit",
+                   "exploit-last",
                    "xi",
                    "input-warping",
                    "linear-trend",
@@ -249,6 +252,8 @@ Settings parse_settings(int argc, char **argv) {
     s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
   if (auto v = args.value("exploit"))
     s.search.exploit_margin = parse_double("--exploit", *v, -1, 1);
+  if (auto v = args.value("exploit-last"))
+    s.search.exploit_last = parse_bool("--exploit-last", *v);
   if (auto v = args.value("xi")) s.search.engine.xi = parse_double("--xi", *v, 0, 10);
   if (auto v = args.value("input-warping"))
     s.search.engine.input_warping = parse_bool("--input-warping", *v);
