@@ -53,12 +53,14 @@ const char kHelp[] =
     "                         (default stage,function,flat,random)\n"
     "  --seeds N              searches per workflow and strategy (default 20)\n"
     "  --seed S               first seed; the searches use S, S+1, ... (default 1)\n"
-    "  --initial N            runs of the initial design (default 3)\n"
+    "  --initial N            runs of the initial design (default 4)\n"
     "  --acquisition A        how the stage strategy chooses: ei (default), logei, lcb or\n"
     "                         thompson (see workflow_search.hpp)\n"
     "  --exploit F            stage: run the best combination of measured configurations when\n"
     "                         it has not run together and beats the best run by more than F\n"
     "                         (default -1: never)\n"
+    "  --exploit-last yes|no  stage: the budget's last run is that combination whenever it\n"
+    "                         beats the best run (default yes)\n"
     "  --exploit-last yes|no  stage: the budget's last run is that combination whenever it\n"
     "                         beats the best run (default yes)\n"
     "  --kappa K              optimism of lcb and thompson, in standard deviations (default 1)\n"
@@ -192,6 +194,7 @@ Settings parse_settings(int argc, char **argv) {
                    "initial",
                    "exploit",
                    "exploit-last",
+                   "exploit-last",
                    "xi",
                    "input-warping",
                    "linear-trend",
@@ -252,6 +255,8 @@ Settings parse_settings(int argc, char **argv) {
     s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
   if (auto v = args.value("exploit"))
     s.search.exploit_margin = parse_double("--exploit", *v, -1, 1);
+  if (auto v = args.value("exploit-last"))
+    s.search.exploit_last = parse_bool("--exploit-last", *v);
   if (auto v = args.value("exploit-last"))
     s.search.exploit_last = parse_bool("--exploit-last", *v);
   if (auto v = args.value("xi")) s.search.engine.xi = parse_double("--xi", *v, 0, 10);

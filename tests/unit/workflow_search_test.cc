@@ -130,13 +130,63 @@ TEST(WorkflowSearch, ProposesAValidConfigurationForEveryFunction) {
     }
 }
 
+// Each function's best configuration measured, but in different runs: the budget's last run
+// combines them; an earlier run, or exploit_last off, explores instead.
+TEST(WorkflowSearch, LastRunOfTheBudgetCombinesTheBestMeasurements) {
+  Fixture fx;
+  const Workflow w = Workflow::parse(kForkJoin);
+  const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+  const std::vector<std::size_t> opt = workflow_optimum(r, w.gamma).choice;
+  ASSERT_EQ(opt.size(), 4u);
+  auto measure = [&](const std::vector<std::size_t> &choice) {
+    WorkflowRun run;
+    for (std::size_t f = 0; f < choice.size(); ++f)
+      run.functions.push_back(
+          {choice[f], false, r.problems[f]->time[choice[f]], r.problems[f]->cost[choice[f]]});
+    return run;
+  };
+  // Run 1 on 1 node everywhere; run 2 + f on function f's optimum, the others on 2 nodes.
+  std::vector<WorkflowRun> runs{measure({0, 0, 0, 0})};
+  for (std::size_t f = 0; f < 4; ++f) {
+    std::vector<std::size_t> c(4, 1);
+    c[f] = opt[f];
+    runs.push_back(measure(c));
+  }
+  for (const auto &run : runs) {
+    bool same = true;
+    for (std::size_t f = 0; f < 4; ++f) same = same && run.functions[f].candidate == opt[f];
+    ASSERT_FALSE(same) << "the optimum ran as a whole";
+  }
+  WorkflowSearchOptions o = workflow_search_options(w);
+  o.reference = r.reference;  // the optimum's
+  o.stop.budget = runs.size() + 1;
+  const WorkflowProposal last = propose_workflow(w, r.functions, runs, o);
+  ASSERT_FALSE(last.stopped()) << last.stop.reason;
+  for (std::size_t f = 0; f < 4; ++f) {
+    EXPECT_EQ(last.functions[f].candidate, opt[f]) << w.functions[f].name;
+    EXPECT_NE(last.functions[f].reason.find("not yet run together"), std::string::npos)
+        << last.functions[f].reason;
+  }
+  for (bool off : {false, true}) {
+    WorkflowSearchOptions e = o;
+    if (off)
+      e.exploit_last = false;
+    else
+      e.stop.budget = runs.size() + 2;
+    const WorkflowProposal p = propose_workflow(w, r.functions, runs, e);
+    ASSERT_FALSE(p.stopped()) << p.stop.reason;
+    for (const auto &fp : p.functions)
+      EXPECT_EQ(fp.reason.find("not yet run together"), std::string::npos) << fp.reason;
+  }
+}
+
 TEST(WorkflowSearch, StageProposalsCarryPredictionsAfterTheDesign) {
   Fixture fx;
   const Workflow w = Workflow::parse(kForkJoin);
   const WorkflowReplay r = make_workflow_replay(w, fx.problems);
   WorkflowSearchOptions o = workflow_search_options(w);
   std::vector<WorkflowRun> runs;
-  for (int k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < o.initial_runs; ++k) {
     const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
     EXPECT_NE(p.functions[0].reason.find("initial design"), std::string::npos);
     EXPECT_TRUE(std::isnan(p.functions[0].time));

@@ -106,7 +106,7 @@ double workflow_run_cost(const WorkflowRun &run);
 struct WorkflowSearchOptions {
   WorkflowStrategy strategy = WorkflowStrategy::stage;
   std::uint64_t seed = 1;
-  std::size_t initial_runs = 3;  // runs of the initial design (stage, function, flat)
+  std::size_t initial_runs = 4;  // runs of the initial design (stage, function, flat)
   double kappa = 1.0;            // optimism of acquisitions lcb and thompson, in std. deviations
   // How the stage strategy chooses (see above): ei (the default), or the whole stage at once
   // from optimistic times: lcb (exp(mu - kappa sd)) or thompson (one draw from each function's
