@@ -61,6 +61,8 @@ const char kHelp[] =
     "                         (default -1: never)\n"
     "  --exploit-last yes|no  stage: the budget's last run is that combination whenever it\n"
     "                         beats the best run (default yes)\n"
+    "  --fresh yes|no         stage: a function whose choice is already measured takes its\n"
+    "                         best unmeasured candidate instead (default yes)\n"
     "  --exploit-last yes|no  stage: the budget's last run is that combination whenever it\n"
     "                         beats the best run (default yes)\n"
     "  --kappa K              optimism of lcb and thompson, in standard deviations (default 1)\n"
@@ -194,6 +196,7 @@ Settings parse_settings(int argc, char **argv) {
                    "initial",
                    "exploit",
                    "exploit-last",
+                   "fresh",
                    "exploit-last",
                    "xi",
                    "input-warping",
@@ -259,6 +262,7 @@ Settings parse_settings(int argc, char **argv) {
     s.search.exploit_last = parse_bool("--exploit-last", *v);
   if (auto v = args.value("exploit-last"))
     s.search.exploit_last = parse_bool("--exploit-last", *v);
+  if (auto v = args.value("fresh")) s.search.fresh = parse_bool("--fresh", *v);
   if (auto v = args.value("xi")) s.search.engine.xi = parse_double("--xi", *v, 0, 10);
   if (auto v = args.value("input-warping"))
     s.search.engine.input_warping = parse_bool("--input-warping", *v);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "autotune/error.hpp"
 #include "autotune/table.hpp"
@@ -177,6 +178,41 @@ TEST(WorkflowSearch, LastRunOfTheBudgetCombinesTheBestMeasurements) {
     ASSERT_FALSE(p.stopped()) << p.stop.reason;
     for (const auto &fp : p.functions)
       EXPECT_EQ(fp.reason.find("not yet run together"), std::string::npos) << fp.reason;
+  }
+}
+
+// Every function learns from every run: while a function has unmeasured candidates, the stage
+// search never gives it one it has measured (but in the budget's last run).
+TEST(WorkflowSearch, FunctionsAreNotMeasuredTwiceOnTheSameCandidate) {
+  Fixture fx;
+  for (const char *text : {kForkJoin, kDag}) {
+    const Workflow w = Workflow::parse(text);
+    const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+    WorkflowSearchOptions o = workflow_search_options(w);
+    o.reference = r.reference;
+    o.initial_runs = 2;
+    o.stop.budget = 20;
+    std::vector<WorkflowRun> runs;
+    std::size_t fresh = 0;
+    for (;;) {
+      const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
+      if (p.stopped()) break;
+      WorkflowRun run;
+      for (std::size_t f = 0; f < w.functions.size(); ++f) {
+        const std::size_t i = p.functions[f].candidate;
+        std::set<std::size_t> seen;
+        for (const auto &past : runs) seen.insert(past.functions[f].candidate);
+        const bool last = p.functions[f].reason.find("not yet run together") != std::string::npos;
+        if (seen.size() < r.functions[f].candidates.size() && !last) {
+          EXPECT_EQ(seen.count(i), 0u) << w.name << " run " << runs.size() + 1 << " function "
+                                       << w.functions[f].name << ": " << p.functions[f].reason;
+        }
+        if (p.functions[f].reason.find("unmeasured") != std::string::npos) ++fresh;
+        run.functions.push_back({i, false, r.problems[f]->time[i], r.problems[f]->cost[i]});
+      }
+      runs.push_back(run);
+    }
+    EXPECT_GT(fresh, 0u) << w.name << ": no function was moved off a measured choice";
   }
 }
 

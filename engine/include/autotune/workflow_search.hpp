@@ -35,7 +35,11 @@
 //            functions' largest expected improvements.  The last run of the budget is the best
 //            combination of measured configurations when it has not run as a whole and beats the
 //            best run (exploit_last): the functions explore in the same runs, so their best
-//            configurations may have been measured in different runs.
+//            configurations may have been measured in different runs.  Before that, a function
+//            whose choice is already measured (its base: nothing unmeasured is expected to beat
+//            it) takes its unmeasured candidate of largest expected improvement (fresh): the
+//            run's score may suffer, but every function learns from every run, and the last run
+//            recombines the best measurements.
 //            Acquisitions lcb and thompson (for comparison) instead choose each stage jointly
 //            from optimistic times, exp(mu - kappa sd) or one posterior draw, with the same
 //            exact stage solution; a choice that repeats a past run is retried with kappa
@@ -121,6 +125,9 @@ struct WorkflowSearchOptions {
   double exploit_margin = -1;
   // ei: the last run of the budget is that combination whenever it beats the best run.
   bool exploit_last = true;
+  // ei: a function whose choice is already measured takes its unmeasured candidate of largest
+  // expected improvement instead (its measurement in the run would teach nothing).
+  bool fresh = true;
   std::size_t flat_pool = 1000;  // random joint configurations of the flat strategy's pool
   StoppingOptions stop;          // budget: runs of the whole workflow (Workflow::budget)
   // T_ref and C_ref of the workflow score; unset: the first run that succeeded.
