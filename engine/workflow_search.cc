@@ -459,9 +459,8 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
       ran = ran || same;
     }
     const double best_run = p->best_run ? p->best_score : kInf;
-    exploit = !ran && gstar < best_run * (1 - (last_run && cx.o.exploit_last
-                                                    ? 0.0
-                                                    : cx.o.exploit_margin));
+    exploit = !ran &&
+              gstar < best_run * (1 - (last_run && cx.o.exploit_last ? 0.0 : cx.o.exploit_margin));
     if (!exploit) pick = cur;
   }
   auto repeats = [&] {
@@ -512,8 +511,9 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     if (exploit)
       why += "the best combination of measured configurations, not yet run together";
     else if (fresh[f])
-      why += "its unmeasured configuration of largest expected improvement of the run's score "
-             "(its best is measured)";
+      why +=
+          "its unmeasured configuration of largest expected improvement of the run's score "
+          "(its best is measured)";
     else if (i == base[f])
       why += measured[f][i] ? "its best measured configuration" : "its best configuration";
     else

@@ -63,8 +63,6 @@ const char kHelp[] =
     "                         beats the best run (default yes)\n"
     "  --fresh yes|no         stage: a function whose choice is already measured takes its\n"
     "                         best unmeasured candidate instead (default yes)\n"
-    "  --exploit-last yes|no  stage: the budget's last run is that combination whenever it\n"
-    "                         beats the best run (default yes)\n"
     "  --kappa K              optimism of lcb and thompson, in standard deviations (default 1)\n"
     "  --xi X                 logei's margin, standard deviations of the log time (default 0.01)\n"
     "  --input-warping yes|no\n"
@@ -179,36 +177,14 @@ struct Settings {
 };
 
 Settings parse_settings(int argc, char **argv) {
-  const Args args(argc - 1, argv + 1,
-                  {"workflow",
-                   "table",
-                   "group",
-                   "features",
-                   "derive",
-                   "time-column",
-                   "cost-column",
-                   "ok-column",
-                   "gamma",
-                   "budget",
-                   "strategy",
-                   "seeds",
-                   "seed",
-                   "initial",
-                   "exploit",
-                   "exploit-last",
-                   "fresh",
-                   "exploit-last",
-                   "xi",
-                   "input-warping",
-                   "linear-trend",
-                   "kappa",
-                   "acquisition",
-                   "flat-pool",
-                   "stop-improvement",
-                   "round",
-                   "min-trials",
-                   "at"},
-                  {"json", "help"}, "autotune replay --workflow");
+  const Args args(
+      argc - 1, argv + 1,
+      {"workflow",      "table",        "group",   "features",     "derive",    "time-column",
+       "cost-column",   "ok-column",    "gamma",   "budget",       "strategy",  "seeds",
+       "seed",          "initial",      "exploit", "exploit-last", "fresh",     "xi",
+       "input-warping", "linear-trend", "kappa",   "acquisition",  "flat-pool", "stop-improvement",
+       "round",         "min-trials",   "at"},
+      {"json", "help"}, "autotune replay --workflow");
   args.expect_positional(0, "");
   Settings s;
   const auto wf = args.value("workflow");
@@ -258,10 +234,7 @@ Settings parse_settings(int argc, char **argv) {
     s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
   if (auto v = args.value("exploit"))
     s.search.exploit_margin = parse_double("--exploit", *v, -1, 1);
-  if (auto v = args.value("exploit-last"))
-    s.search.exploit_last = parse_bool("--exploit-last", *v);
-  if (auto v = args.value("exploit-last"))
-    s.search.exploit_last = parse_bool("--exploit-last", *v);
+  if (auto v = args.value("exploit-last")) s.search.exploit_last = parse_bool("--exploit-last", *v);
   if (auto v = args.value("fresh")) s.search.fresh = parse_bool("--fresh", *v);
   if (auto v = args.value("xi")) s.search.engine.xi = parse_double("--xi", *v, 0, 10);
   if (auto v = args.value("input-warping"))
