@@ -430,11 +430,26 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
   std::vector<std::size_t> pick(nf);
   for (std::size_t f = 0; f < nf; ++f)
     pick[f] = !ranked[f].empty() && ranked[f][0].first > 0 ? ranked[f][0].second : base[f];
+  // A function whose choice is already measured learns nothing from this run: it takes its
+  // unmeasured candidate of largest expected improvement instead (its own measurement does not
+  // depend on the others' choices).
+  std::vector<char> fresh(nf, 0);
+  if (cx.o.fresh)
+    for (std::size_t f = 0; f < nf; ++f) {
+      if (!measured[f][pick[f]]) continue;
+      for (const auto &[e, i] : ranked[f])
+        if (!measured[f][i]) {
+          pick[f] = i;
+          fresh[f] = 1;
+          break;
+        }
+    }
   // The best combination of measurements may never have run as a whole (its functions were
   // measured in different runs).  When it beats the best run by more than the margin, run it:
   // a run is what the user gets, and a run in which an exploring function fails has no score.
   bool exploit = false;
-  if (cx.o.exploit_margin >= 0) {
+  const bool last_run = cx.o.stop.budget > 0 && cx.runs.size() + 1 >= cx.o.stop.budget;
+  if (cx.o.exploit_margin >= 0 || (last_run && cx.o.exploit_last)) {
     std::vector<std::size_t> cur = pick;
     pick = base;
     bool ran = false;
@@ -444,7 +459,8 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
       ran = ran || same;
     }
     const double best_run = p->best_run ? p->best_score : kInf;
-    exploit = !ran && gstar < best_run * (1 - cx.o.exploit_margin);
+    exploit = !ran &&
+              gstar < best_run * (1 - (last_run && cx.o.exploit_last ? 0.0 : cx.o.exploit_margin));
     if (!exploit) pick = cur;
   }
   auto repeats = [&] {
@@ -494,6 +510,10 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     std::string why = "stage " + std::to_string(fp.stage + 1) + ": ";
     if (exploit)
       why += "the best combination of measured configurations, not yet run together";
+    else if (fresh[f])
+      why +=
+          "its unmeasured configuration of largest expected improvement of the run's score "
+          "(its best is measured)";
     else if (i == base[f])
       why += measured[f][i] ? "its best measured configuration" : "its best configuration";
     else

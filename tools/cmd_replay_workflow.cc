@@ -53,12 +53,16 @@ const char kHelp[] =
     "                         (default stage,function,flat,random)\n"
     "  --seeds N              searches per workflow and strategy (default 20)\n"
     "  --seed S               first seed; the searches use S, S+1, ... (default 1)\n"
-    "  --initial N            runs of the initial design (default 3)\n"
+    "  --initial N            runs of the initial design (default 4)\n"
     "  --acquisition A        how the stage strategy chooses: ei (default), logei, lcb or\n"
     "                         thompson (see workflow_search.hpp)\n"
     "  --exploit F            stage: run the best combination of measured configurations when\n"
     "                         it has not run together and beats the best run by more than F\n"
     "                         (default -1: never)\n"
+    "  --exploit-last yes|no  stage: the budget's last run is that combination whenever it\n"
+    "                         beats the best run (default yes)\n"
+    "  --fresh yes|no         stage: a function whose choice is already measured takes its\n"
+    "                         best unmeasured candidate instead (default yes)\n"
     "  --kappa K              optimism of lcb and thompson, in standard deviations (default 1)\n"
     "  --xi X                 logei's margin, standard deviations of the log time (default 0.01)\n"
     "  --input-warping yes|no\n"
@@ -173,33 +177,14 @@ struct Settings {
 };
 
 Settings parse_settings(int argc, char **argv) {
-  const Args args(argc - 1, argv + 1,
-                  {"workflow",
-                   "table",
-                   "group",
-                   "features",
-                   "derive",
-                   "time-column",
-                   "cost-column",
-                   "ok-column",
-                   "gamma",
-                   "budget",
-                   "strategy",
-                   "seeds",
-                   "seed",
-                   "initial",
-                   "exploit",
-                   "xi",
-                   "input-warping",
-                   "linear-trend",
-                   "kappa",
-                   "acquisition",
-                   "flat-pool",
-                   "stop-improvement",
-                   "round",
-                   "min-trials",
-                   "at"},
-                  {"json", "help"}, "autotune replay --workflow");
+  const Args args(
+      argc - 1, argv + 1,
+      {"workflow",      "table",        "group",   "features",     "derive",    "time-column",
+       "cost-column",   "ok-column",    "gamma",   "budget",       "strategy",  "seeds",
+       "seed",          "initial",      "exploit", "exploit-last", "fresh",     "xi",
+       "input-warping", "linear-trend", "kappa",   "acquisition",  "flat-pool", "stop-improvement",
+       "round",         "min-trials",   "at"},
+      {"json", "help"}, "autotune replay --workflow");
   args.expect_positional(0, "");
   Settings s;
   const auto wf = args.value("workflow");
@@ -249,6 +234,8 @@ Settings parse_settings(int argc, char **argv) {
     s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
   if (auto v = args.value("exploit"))
     s.search.exploit_margin = parse_double("--exploit", *v, -1, 1);
+  if (auto v = args.value("exploit-last")) s.search.exploit_last = parse_bool("--exploit-last", *v);
+  if (auto v = args.value("fresh")) s.search.fresh = parse_bool("--fresh", *v);
   if (auto v = args.value("xi")) s.search.engine.xi = parse_double("--xi", *v, 0, 10);
   if (auto v = args.value("input-warping"))
     s.search.engine.input_warping = parse_bool("--input-warping", *v);

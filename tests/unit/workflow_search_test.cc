@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "autotune/error.hpp"
 #include "autotune/table.hpp"
@@ -130,13 +131,98 @@ TEST(WorkflowSearch, ProposesAValidConfigurationForEveryFunction) {
     }
 }
 
+// Each function's best configuration measured, but in different runs: the budget's last run
+// combines them; an earlier run, or exploit_last off, explores instead.
+TEST(WorkflowSearch, LastRunOfTheBudgetCombinesTheBestMeasurements) {
+  Fixture fx;
+  const Workflow w = Workflow::parse(kForkJoin);
+  const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+  const std::vector<std::size_t> opt = workflow_optimum(r, w.gamma).choice;
+  ASSERT_EQ(opt.size(), 4u);
+  auto measure = [&](const std::vector<std::size_t> &choice) {
+    WorkflowRun run;
+    for (std::size_t f = 0; f < choice.size(); ++f)
+      run.functions.push_back(
+          {choice[f], false, r.problems[f]->time[choice[f]], r.problems[f]->cost[choice[f]]});
+    return run;
+  };
+  // Run 1 on 1 node everywhere; run 2 + f on function f's optimum, the others on 2 nodes.
+  std::vector<WorkflowRun> runs{measure({0, 0, 0, 0})};
+  for (std::size_t f = 0; f < 4; ++f) {
+    std::vector<std::size_t> c(4, 1);
+    c[f] = opt[f];
+    runs.push_back(measure(c));
+  }
+  for (const auto &run : runs) {
+    bool same = true;
+    for (std::size_t f = 0; f < 4; ++f) same = same && run.functions[f].candidate == opt[f];
+    ASSERT_FALSE(same) << "the optimum ran as a whole";
+  }
+  WorkflowSearchOptions o = workflow_search_options(w);
+  o.reference = r.reference;  // the optimum's
+  o.stop.budget = runs.size() + 1;
+  const WorkflowProposal last = propose_workflow(w, r.functions, runs, o);
+  ASSERT_FALSE(last.stopped()) << last.stop.reason;
+  for (std::size_t f = 0; f < 4; ++f) {
+    EXPECT_EQ(last.functions[f].candidate, opt[f]) << w.functions[f].name;
+    EXPECT_NE(last.functions[f].reason.find("not yet run together"), std::string::npos)
+        << last.functions[f].reason;
+  }
+  for (bool off : {false, true}) {
+    WorkflowSearchOptions e = o;
+    if (off)
+      e.exploit_last = false;
+    else
+      e.stop.budget = runs.size() + 2;
+    const WorkflowProposal p = propose_workflow(w, r.functions, runs, e);
+    ASSERT_FALSE(p.stopped()) << p.stop.reason;
+    for (const auto &fp : p.functions)
+      EXPECT_EQ(fp.reason.find("not yet run together"), std::string::npos) << fp.reason;
+  }
+}
+
+// Every function learns from every run: while a function has unmeasured candidates, the stage
+// search never gives it one it has measured (but in the budget's last run).
+TEST(WorkflowSearch, FunctionsAreNotMeasuredTwiceOnTheSameCandidate) {
+  Fixture fx;
+  for (const char *text : {kForkJoin, kDag}) {
+    const Workflow w = Workflow::parse(text);
+    const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+    WorkflowSearchOptions o = workflow_search_options(w);
+    o.reference = r.reference;
+    o.initial_runs = 2;
+    o.stop.budget = 20;
+    std::vector<WorkflowRun> runs;
+    std::size_t fresh = 0;
+    for (;;) {
+      const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
+      if (p.stopped()) break;
+      WorkflowRun run;
+      for (std::size_t f = 0; f < w.functions.size(); ++f) {
+        const std::size_t i = p.functions[f].candidate;
+        std::set<std::size_t> seen;
+        for (const auto &past : runs) seen.insert(past.functions[f].candidate);
+        const bool last = p.functions[f].reason.find("not yet run together") != std::string::npos;
+        if (seen.size() < r.functions[f].candidates.size() && !last) {
+          EXPECT_EQ(seen.count(i), 0u) << w.name << " run " << runs.size() + 1 << " function "
+                                       << w.functions[f].name << ": " << p.functions[f].reason;
+        }
+        if (p.functions[f].reason.find("unmeasured") != std::string::npos) ++fresh;
+        run.functions.push_back({i, false, r.problems[f]->time[i], r.problems[f]->cost[i]});
+      }
+      runs.push_back(run);
+    }
+    EXPECT_GT(fresh, 0u) << w.name << ": no function was moved off a measured choice";
+  }
+}
+
 TEST(WorkflowSearch, StageProposalsCarryPredictionsAfterTheDesign) {
   Fixture fx;
   const Workflow w = Workflow::parse(kForkJoin);
   const WorkflowReplay r = make_workflow_replay(w, fx.problems);
   WorkflowSearchOptions o = workflow_search_options(w);
   std::vector<WorkflowRun> runs;
-  for (int k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < o.initial_runs; ++k) {
     const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
     EXPECT_NE(p.functions[0].reason.find("initial design"), std::string::npos);
     EXPECT_TRUE(std::isnan(p.functions[0].time));

@@ -32,7 +32,14 @@
 //            explore in the same run (their measurements do not depend on each other).  A choice
 //            that repeats a past run moves the function whose best unmeasured candidate has the
 //            largest expected improvement; the ei rule of stopping.hpp applies to the sum of the
-//            functions' largest expected improvements.
+//            functions' largest expected improvements.  The last run of the budget is the best
+//            combination of measured configurations when it has not run as a whole and beats the
+//            best run (exploit_last): the functions explore in the same runs, so their best
+//            configurations may have been measured in different runs.  Before that, a function
+//            whose choice is already measured (its base: nothing unmeasured is expected to beat
+//            it) takes its unmeasured candidate of largest expected improvement (fresh): the
+//            run's score may suffer, but every function learns from every run, and the last run
+//            recombines the best measurements.
 //            Acquisitions lcb and thompson (for comparison) instead choose each stage jointly
 //            from optimistic times, exp(mu - kappa sd) or one posterior draw, with the same
 //            exact stage solution; a choice that repeats a past run is retried with kappa
@@ -103,7 +110,7 @@ double workflow_run_cost(const WorkflowRun &run);
 struct WorkflowSearchOptions {
   WorkflowStrategy strategy = WorkflowStrategy::stage;
   std::uint64_t seed = 1;
-  std::size_t initial_runs = 3;  // runs of the initial design (stage, function, flat)
+  std::size_t initial_runs = 4;  // runs of the initial design (stage, function, flat)
   double kappa = 1.0;            // optimism of acquisitions lcb and thompson, in std. deviations
   // How the stage strategy chooses (see above): ei (the default), or the whole stage at once
   // from optimistic times: lcb (exp(mu - kappa sd)) or thompson (one draw from each function's
@@ -116,6 +123,11 @@ struct WorkflowSearchOptions {
   // ei: when the best combination of measured configurations has not run as a whole and beats
   // the best run by more than this fraction, the next run is that combination.  < 0: never.
   double exploit_margin = -1;
+  // ei: the last run of the budget is that combination whenever it beats the best run.
+  bool exploit_last = true;
+  // ei: a function whose choice is already measured takes its unmeasured candidate of largest
+  // expected improvement instead (its measurement in the run would teach nothing).
+  bool fresh = true;
   std::size_t flat_pool = 1000;  // random joint configurations of the flat strategy's pool
   StoppingOptions stop;          // budget: runs of the whole workflow (Workflow::budget)
   // T_ref and C_ref of the workflow score; unset: the first run that succeeded.
