@@ -5,7 +5,7 @@ noinst_PROGRAMS += bench/ssp_ps_bench
 bench_ssp_ps_bench_SOURCES = bench/ssp_ps_bench.cc
 bench_ssp_ps_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
 bench_ssp_ps_bench_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
-EXTRA_DIST += bench/ssp_straggler.sh bench/submit bench/steps bench/synthetic-table bench/README.md \
+EXTRA_DIST += bench/ssp_straggler.sh bench/submit bench/steps bench/synthetic-table bench/generated-table bench/engine-cv bench/README.md \
 	bench/replay-identical bench/store-scale bench/site-overhead
 
 include bench/tier.mk
