@@ -16,12 +16,14 @@ namespace {
 // The seed's stream of the base models' fits (design.cc: 1 and 2, optimizer.cc: 3 and 4).
 constexpr std::uint64_t kStreamHistory = 5, kStreamRgpe = 6;
 
-// Pairs (j < k) that `s` orders differently from `y`.
+// Pairs (j < k) that `s` orders differently from `y` (pairs with equal y, e.g. two failures,
+// do not count).
 std::size_t ranking_loss(const Eigen::VectorXd &s, const Eigen::VectorXd &y) {
   std::size_t loss = 0;
   const Eigen::Index n = y.size();
   for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index k = j + 1; k < n; ++k) loss += (s[j] < s[k]) != (y[j] < y[k]);
+    for (Eigen::Index k = j + 1; k < n; ++k)
+      if (y[j] != y[k]) loss += (s[j] < s[k]) != (y[j] < y[k]);
   return loss;
 }
 
@@ -95,7 +97,8 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
 std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
                                  const std::vector<Eigen::VectorXd> &base_var,
                                  const Eigen::VectorXd &y, const Eigen::VectorXd &loo_mean,
-                                 const Eigen::VectorXd &loo_var, std::uint64_t seed, int samples) {
+                                 const Eigen::VectorXd &loo_var, std::uint64_t seed, bool ties_to_own,
+                                 int samples) {
   const std::size_t nb = base_mean.size();
   std::vector<double> w(nb + 1, 0.0);
   const bool target = loo_mean.size() == y.size() && y.size() >= 2;
@@ -135,6 +138,17 @@ std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
     }
   }
   for (int k = 0; k < samples; ++k) {
+    // ties_to_own: a draw in which the target's own model is among the lowest losses is the
+    // target's alone (a base model must order the trials strictly better to win it).
+    if (ties_to_own && target) {
+      std::size_t lo = SIZE_MAX;
+      for (std::size_t b = 0; b < models; ++b)
+        if (kept[b]) lo = std::min(lo, loss[b][static_cast<std::size_t>(k)]);
+      if (loss[nb][static_cast<std::size_t>(k)] == lo) {
+        w[nb] += 1.0 / static_cast<double>(samples);
+        continue;
+      }
+    }
     std::size_t lo = SIZE_MAX, ties = 0;
     for (std::size_t b = 0; b < models; ++b)
       if (kept[b]) lo = std::min(lo, loss[b][static_cast<std::size_t>(k)]);

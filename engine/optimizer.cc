@@ -37,6 +37,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // the failures at the worst score seen).  With a warm start (history.hpp) the target may have
   // fewer than two successes; its own model is then left out until it has them.
   const WarmStart *ws = o.history && o.history->size() > 0 ? o.history.get() : nullptr;
+  const bool taf = ws && o.history_mode == EngineOptions::HistoryMode::taf;
   if (ws && ws->candidates != n)
     throw_invalid("propose: the warm start was prepared for " + std::to_string(ws->candidates) +
                   " candidates, not " + std::to_string(n));
@@ -98,33 +99,52 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // The weights of the warm start's base models and of the target's own model (history.hpp).
   std::vector<double> w;
   if (ws) {
+    // The trials the weights rank: the successes by their scores, and the failures after every
+    // success (a model that predicts a failed configuration to be cheap orders them wrongly).
     const std::size_t nb = ws->size();
+    std::vector<std::size_t> failed_index;
+    for (const auto &ob : done)
+      if (ob.failed) failed_index.push_back(ob.index);
     const Eigen::Index ns = static_cast<Eigen::Index>(ok_rows.size());
-    std::vector<Eigen::VectorXd> bm(nb, Eigen::VectorXd(ns)), bv(nb, Eigen::VectorXd(ns));
-    Eigen::VectorXd yo(ns), lm, lv;
-    for (Eigen::Index r = 0; r < ns; ++r) {
-      yo[r] = ys[ok_rows[static_cast<std::size_t>(r)]];
-      const Eigen::Index c = static_cast<Eigen::Index>(ok_index[static_cast<std::size_t>(r)]);
+    const Eigen::Index nr = ns + static_cast<Eigen::Index>(failed_index.size());
+    std::vector<Eigen::VectorXd> bm(nb, Eigen::VectorXd(nr)), bv(nb, Eigen::VectorXd(nr));
+    Eigen::VectorXd yo(nr), lm, lv;
+    const double fail_rank = ns > 0 ? ys.maxCoeff() + 1e6 : 1e6;
+    auto candidate_of = [&](Eigen::Index r) {
+      return static_cast<Eigen::Index>(r < ns ? ok_index[static_cast<std::size_t>(r)]
+                                              : failed_index[static_cast<std::size_t>(r - ns)]);
+    };
+    for (Eigen::Index r = 0; r < nr; ++r) {
+      yo[r] = r < ns ? ys[ok_rows[static_cast<std::size_t>(r)]] : fail_rank;
+      const Eigen::Index c = candidate_of(r);
       for (std::size_t b = 0; b < nb; ++b) {
         bm[b][r] = ws->mean[b][c];
         bv[b][r] = ws->var[b][c];
       }
     }
+    if (ns == 0) yo.resize(0);  // nothing to rank yet
     if (gp) {
-      // Leave-one-out predictions of the target's model (GPML eq. 5.12):
-      // mean_i = y_i - alpha_i / [K^-1]_ii, var_i = 1 / [K^-1]_ii.
+      // Leave-one-out predictions of the target's model at its successes (GPML eq. 5.12):
+      // mean_i = y_i - alpha_i / [K^-1]_ii, var_i = 1 / [K^-1]_ii; its posterior at failures.
       const Eigen::MatrixXd &Li = gp->chol_inverse();
       const Eigen::VectorXd alpha = Li.transpose() * gp->beta();
       const Eigen::VectorXd kinv_diag = Li.array().square().colwise().sum().transpose();
-      lm.resize(ns);
-      lv.resize(ns);
-      for (Eigen::Index r = 0; r < ns; ++r) {
-        const Eigen::Index row = ok_rows[static_cast<std::size_t>(r)];
-        lm[r] = ys[row] - alpha[row] / kinv_diag[row];
-        lv[r] = 1.0 / kinv_diag[row];
+      lm.resize(nr);
+      lv.resize(nr);
+      for (Eigen::Index r = 0; r < nr; ++r) {
+        if (r < ns) {
+          const Eigen::Index row = ok_rows[static_cast<std::size_t>(r)];
+          lm[r] = ys[row] - alpha[row] / kinv_diag[row];
+          lv[r] = 1.0 / kinv_diag[row];
+        } else {
+          const Eigen::Index c = candidate_of(r);
+          lm[r] = post->mean()[c];
+          lv[r] = post->var()[c];
+        }
       }
     }
-    w = rgpe_weights(bm, bv, yo, lm, lv, Rng(o.seed, kStreamGp + 1).next() ^ done.size());
+    w = rgpe_weights(bm, bv, yo, lm, lv, Rng(o.seed, kStreamGp + 1).next() ^ done.size(),
+                     o.history_ties_to_own);
     p.history_weights.assign(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(nb));
     p.own_weight = w[nb];
   }
@@ -201,7 +221,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   const Eigen::Index ni = static_cast<Eigen::Index>(n);
   auto moments = [&] {
     Eigen::Map<Eigen::ArrayXd> m(mu.data(), ni), s(sd.data(), ni);
-    if (!ws) {
+    if (!ws || (taf && post)) {
       m = y_mean + y_std * post->mean().array();
       s = y_std * post->var().array().sqrt();
       return;
@@ -221,6 +241,22 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     s = y_std * ev.sqrt();
   };
   auto ei_of = [&](std::size_t i) { return ei[i]; };
+  // TAF (EngineOptions::HistoryMode::taf): the target's EI (standardized) and each base model's
+  // improvement over its own prediction of the target's best trial, weighted.
+  std::vector<double> base_best;
+  if (taf && post)
+    for (std::size_t b = 0; b < ws->size(); ++b) {
+      double lo = std::numeric_limits<double>::infinity();
+      for (auto c : ok_index) lo = std::min(lo, ws->mean[b][static_cast<Eigen::Index>(c)]);
+      base_best.push_back(lo);
+    }
+  auto transfer = [&] {
+    if (base_best.empty()) return;
+    Eigen::Map<Eigen::ArrayXd> a(ei.data(), ni);
+    a *= w.back() / y_std;
+    for (std::size_t b = 0; b < ws->size(); ++b)
+      if (w[b] > 0) a += w[b] * (base_best[b] - ws->mean[b].array()).max(0.0);
+  };
   moments();
   if (o.predictions) {
     p.predictions.resize(n);
@@ -309,6 +345,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       double best_ei;
       moments();
       expected_improvement(mu.data(), sd.data(), n, best_log, o.xi * y_std, ei.data());
+      transfer();
       pick = best_of(ei_of, &best_ei);
     }
     if (pick == n) break;

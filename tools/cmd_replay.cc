@@ -190,7 +190,7 @@ Settings parse_settings(int argc, char **argv) {
                   {"table", "group", "features", "derive", "time-column", "cost-column", "ok-column", "gamma",
                    "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping", "linear-trend",
                    "stop-improvement", "round", "stop-ei", "min-trials", "at",
-                   "explore", "explore-share", "explore-collapse", "history"},
+                   "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -249,6 +249,17 @@ Settings parse_settings(int argc, char **argv) {
     s.history_file = *v;
   }
   s.history_others = args.flag("history-others");
+  if (auto v = args.value("history-mode")) {
+    if (*v != "rgpe" && *v != "taf")
+      throw_invalid("--history-mode: '" + *v + "' is not allowed; allowed: rgpe, taf");
+    s.engine.history_mode =
+        *v == "taf" ? EngineOptions::HistoryMode::taf : EngineOptions::HistoryMode::rgpe;
+  }
+  if (auto v = args.value("history-ties")) {
+    if (*v != "own" && *v != "shared")
+      throw_invalid("--history-ties: '" + *v + "' is not allowed; allowed: own, shared");
+    s.engine.history_ties_to_own = *v == "own";
+  }
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");

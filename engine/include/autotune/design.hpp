@@ -61,11 +61,21 @@ struct EngineOptions {
   // of EI (the trials t = initial, ... for which floor((t - initial + 1) share) grows), and the
   // EI collapse rule: a proposal whose largest EI is below explore_collapse x the best score
   // explores too (0: never).
-  Explore explore = Explore::spacefill;
+  Explore explore = Explore::none;  // chosen by bench/engine-cv (bench/README.md)
   double explore_share = 0.25;
   double explore_collapse = 0.0;
   // Warm start (history.hpp): base models prepared from other problems, or null.
   std::shared_ptr<const WarmStart> history;
+  // RGPE's weights: a draw in which the target's own model orders the trials as well as the
+  // best base model counts for the target alone (false: ties are shared, as in the paper).
+  bool history_ties_to_own = false;
+  // How the weighted models propose once the target has its own model: rgpe, EI on the
+  // weighted ensemble (Feurer et al. 2018); taf, the weighted sum of the target's EI and each
+  // history model's predicted improvement over the target's best trial (the transfer
+  // acquisition function of Wistuba, Schilling & Schmidt-Thieme, Machine Learning 2018), which
+  // keeps the target's own uncertainty driving exploration.
+  enum class HistoryMode { rgpe, taf };
+  HistoryMode history_mode = HistoryMode::taf;  // chosen by bench/engine-cv
   GpFitOptions gp;          // its seed is derived from `seed`
   bool predictions = true;  // fill Proposal::predictions
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
