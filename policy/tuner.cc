@@ -449,6 +449,11 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
     }
     x.own_weight = prop.own_weight;
     d.extra = format_class_extra(x);
+  } else if (warm && (!x.history.empty() || x.own_weight)) {
+    // No history informs this proposal any more (e.g. an administrator withdrew an offer).
+    x.history.clear();
+    x.own_weight.reset();
+    d.extra = format_class_extra(x);
   }
 
   double epoch_best_mean = 0;
