@@ -496,8 +496,11 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
   for (std::size_t idx : prop.indices) {
     Recommendation r;
     r.config = p.candidates[idx].config.format();
-    r.origin = prop.modelled ? TrialOrigin::model : TrialOrigin::initial;
-    r.reason = prop.modelled ? "largest expected improvement" : "initial design (spread over the space)";
+    const bool warm_pick = !prop.modelled && opts.history && opts.history->size() > 0;
+    r.origin = prop.modelled || warm_pick ? TrialOrigin::model : TrialOrigin::initial;
+    r.reason = prop.modelled ? "largest expected improvement"
+               : warm_pick   ? "warm start: the best predicted by the classes it learns from"
+                             : "initial design (spread over the space)";
     if (prop.modelled && idx < prop.predictions.size()) {
       r.predicted = prop.predictions[idx].mean;
       r.stddev = prop.predictions[idx].std;

@@ -49,7 +49,8 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
         "second the program reports); every trial of the class with its configuration, what it was\n"
         "measured by, its measurement (samples/s, time, cost) and score, the recommendations\n"
         "queued for the next jobs, and why the winner won: its score against the runner-up's, and\n"
-        "the model's predicted score and uncertainty for the untried configurations nearest to it.  Lower scores are better:\n"
+        "the model's predicted score and uncertainty for the untried configurations nearest to it; and\n"
+        "which other classes informed its search (warm start) with their weights.  Lower scores are better:\n"
         "score = (1-gamma)*T/T_ref + gamma*C/C_ref, with the first successful trial as reference.\n\n"
         "  --user USER  another user's class (root and SlurmUser only)\n"
         "  --json       the class, its trials and the explanation as JSON\n");
