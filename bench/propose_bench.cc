@@ -7,9 +7,11 @@
 // other processes held the core), the same step with scalar exp and erfc, the part spent
 // fitting the score model's hyperparameters, the step without input warping, a batch of 4, and
 // the random strategy's step run side by side as the baseline (everything but the model), with
-// the ratio to the 5 ms target.
+// the ratio to the 5 ms target.  With a warm start (history.hpp): the step with the base models
+// of --history problems of 69 observations each (default 10), and their preparation (done once,
+// by ingest or replay, outside the step).
 //
-//   build/bench/propose_bench [--observations N] [--repeats R] [--space SPEC]
+//   build/bench/propose_bench [--observations N] [--repeats R] [--space SPEC] [--history H]
 #include <time.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 
 #include "autotune/candidates.hpp"
 #include "autotune/error.hpp"
+#include "autotune/history.hpp"
 #include "autotune/optimizer.hpp"
 #include "autotune/rng.hpp"
 #include "autotune/space.hpp"
@@ -69,20 +72,23 @@ struct Timing {
 }  // namespace
 
 int main(int argc, char **argv) {
-  size_t observations = 50, repeats = 100;
+  size_t observations = 50, repeats = 100, history = 10;
   std::string spec = kSpace;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (i + 1 >= argc || (a != "--observations" && a != "--repeats" && a != "--space")) {
+    if (i + 1 >= argc ||
+        (a != "--observations" && a != "--repeats" && a != "--space" && a != "--history")) {
       std::fprintf(stderr,
-                   "usage: propose_bench [--observations N] [--repeats R] [--space SPEC]\n");
+                   "usage: propose_bench [--observations N] [--repeats R] [--space SPEC] "
+                   "[--history H]\n");
       return 2;
     }
     const std::string v = argv[++i];
     if (a == "--space")
       spec = v;
     else
-      (a == "--observations" ? observations : repeats) = std::strtoul(v.c_str(), nullptr, 10);
+      (a == "--observations" ? observations : a == "--history" ? history : repeats) =
+          std::strtoul(v.c_str(), nullptr, 10);
   }
   if (observations < 3 || repeats < 1) {
     std::fprintf(stderr, "propose_bench: need at least 3 observations and 1 repeat\n");
@@ -115,6 +121,47 @@ int main(int argc, char **argv) {
       done.push_back(
           Observation::ok(i, run_time(cands[i].config) / ref * (1 + 0.02 * rng.normal())));
   }
+
+  // History: H other problems of 69 observations each, their run times the same model's with a
+  // per-problem weight on each term (related, not equal), 10% of them failed.
+  std::vector<HistoryProblem> hist;
+  for (size_t h = 0; h < history; ++h) {
+    HistoryProblem hp;
+    hp.name = "history-" + std::to_string(h);
+    const double a = 0.5 + rng.uniform(), b = 0.5 + rng.uniform();
+    std::vector<char> seen(cs.size(), 0);
+    while (hp.done.size() < std::min<size_t>(69, cs.size())) {
+      const size_t i = rng.below(cs.size());
+      if (seen[i]) continue;
+      seen[i] = 1;
+      if (hp.done.size() % 10 == 9) {
+        hp.done.push_back(Observation::failure(i));
+        continue;
+      }
+      const Configuration &c = cands[i].config;
+      const double t = a * run_time(c) + b * std::log2(1.0 + c.ranks());
+      hp.done.push_back(Observation::ok(i, t / ref));
+    }
+    hist.push_back(std::move(hp));
+  }
+  std::shared_ptr<const WarmStart> warm;
+  auto prepare = [&](std::uint64_t seed) {
+    EngineOptions e;
+    e.seed = seed;
+    warm = prepare_warm_start(cs, hist, e);
+  };
+  prepare(1);
+  auto warm_step = [&](std::uint64_t seed) {
+    EngineOptions e;
+    e.stop.budget = 0;
+    e.seed = seed;
+    e.history = warm;
+    const Proposal p = propose(cs, done, {}, 1, e);
+    if (p.indices.size() != 1) {
+      std::fprintf(stderr, "propose_bench: got %zu proposals with history\n", p.indices.size());
+      std::exit(1);
+    }
+  };
 
   // The steps run in turn within each repeat, so a change of machine speed during the run (a
   // shared machine) affects all of them alike and their ratios stay fair.
@@ -180,9 +227,11 @@ int main(int argc, char **argv) {
       fitter(false),
       proposer(Strategy::bo, 4),
       proposer(Strategy::random, 1),
+      warm_step,
+      prepare,
   });
   const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
-               &rnd = t[6];
+               &rnd = t[6], &warm_t = t[7], &prep = t[8];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -200,11 +249,18 @@ int main(int argc, char **argv) {
   row("  score model fit alone", plain_fit);
   row("bo batch (k=4)", batch);
   row("random step (baseline)", rnd);
+  char name[64];
+  std::snprintf(name, sizeof name, "bo step, history %zu x 69", history);
+  row(name, warm_t);
+  row("  history preparation (once)", prep);
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
       "  bo step / random step: %.0fx; bo step / without input warping: %.2f; "
       "bo step / scalar math: %.2f; bo step / 5 ms target: %.2f (%s)\n",
       med / std::max(1e-6, quantile(rnd.cpu, 0.5)), med / std::max(1e-6, quantile(plain.cpu, 0.5)),
       med / std::max(1e-6, quantile(scalar.cpu, 0.5)), med / 5.0, med <= 5.0 ? "met" : "NOT met");
+  const double wmed = quantile(warm_t.cpu, 0.5);
+  std::printf("  bo step with history / without: %.2f; with history / 5 ms target: %.2f (%s)\n",
+              wmed / std::max(1e-6, med), wmed / 5.0, wmed <= 5.0 ? "met" : "NOT met");
   return 0;
 }

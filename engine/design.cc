@@ -8,6 +8,7 @@
 #include <string>
 
 #include "autotune/error.hpp"
+#include "autotune/history.hpp"
 #include "autotune/rng.hpp"
 #include "autotune/units.hpp"
 
@@ -31,6 +32,22 @@ std::vector<std::size_t> random_order(std::size_t n, std::uint64_t seed) {
 
 }  // namespace
 
+const char *explore_name(Explore e) {
+  switch (e) {
+    case Explore::none: return "none";
+    case Explore::spacefill: return "spacefill";
+    case Explore::random: return "random";
+  }
+  return "?";
+}
+
+Explore parse_explore(std::string_view field, std::string_view value) {
+  for (Explore e : {Explore::none, Explore::spacefill, Explore::random})
+    if (value == explore_name(e)) return e;
+  throw_invalid(std::string(field) + ": '" + std::string(value) +
+                "' is not an exploration; allowed: none, spacefill, random");
+}
+
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
   EngineOptions o;
   o.seed = conf.seed;
@@ -48,6 +65,12 @@ void EngineOptions::validate() const {
   if (design_draws < 1) throw_invalid("design draws must be at least 1");
   if (!(xi >= 0) || !std::isfinite(xi))
     throw_invalid("the EI margin '" + format_double(xi) + "' must be >= 0");
+  if (!(explore_share >= 0 && explore_share <= 1))
+    throw_invalid("the exploration share '" + format_double(explore_share) +
+                  "' must be from 0 to 1");
+  if (!(explore_collapse >= 0 && explore_collapse <= 1))
+    throw_invalid("the exploration collapse fraction '" + format_double(explore_collapse) +
+                  "' must be from 0 to 1");
   stop.validate();
 }
 
@@ -166,6 +189,11 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
   // Initial design, and its continuation while the model has too little to learn from.
   const std::size_t distinct_ok =
       static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), 1));
+  // A warm start replaces the design: the history's models propose from the first trial on.
+  if (o.history && o.history->size() > 0) {
+    step.needs_model = slots > 0;
+    return step;
+  }
   {
     const std::size_t started = done.size() + pending.size();
     // Every taken candidate may come first in the order, so this many suffice.

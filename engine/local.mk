@@ -38,6 +38,7 @@ noinst_LTLIBRARIES += engine/libautotune_engine.la
 engine_libautotune_engine_la_SOURCES = \
 	engine/include/autotune/acquisition.hpp \
 	engine/include/autotune/gp.hpp \
+	engine/include/autotune/history.hpp \
 	engine/include/autotune/optimizer.hpp \
 	engine/include/autotune/replay.hpp \
 	engine/include/autotune/table.hpp \
@@ -46,6 +47,7 @@ engine_libautotune_engine_la_SOURCES = \
 	engine/include/autotune/workflow_search.hpp \
 	engine/acquisition.cc \
 	engine/gp.cc \
+	engine/history.cc \
 	engine/optimizer.cc \
 	engine/replay.cc \
 	engine/table.cc \
@@ -65,6 +67,7 @@ tests_unit_engine_test_SOURCES = \
 	tests/unit/config_test.cc \
 	tests/unit/engine_conf_test.cc \
 	tests/unit/gp_test.cc \
+	tests/unit/history_test.cc \
 	tests/unit/objective_test.cc \
 	tests/unit/optimizer_test.cc \
 	tests/unit/replay_test.cc \

@@ -8,6 +8,7 @@
 
 #include "autotune/acquisition.hpp"
 #include "autotune/error.hpp"
+#include "autotune/history.hpp"
 #include "autotune/rng.hpp"
 #include "autotune/units.hpp"
 
@@ -15,7 +16,7 @@ namespace autotune {
 namespace {
 
 // The seed's stream of the GP fits (design.cc draws streams 1 and 2).
-constexpr std::uint64_t kStreamGp = 3;
+constexpr std::uint64_t kStreamGp = 3, kStreamExplore = 7;
 
 }  // namespace
 
@@ -33,41 +34,120 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   };
 
   // The model: standardized log scores of the successful trials (and, with Failures::impute,
-  // the failures at the worst score seen).
+  // the failures at the worst score seen).  With a warm start (history.hpp) the target may have
+  // fewer than two successes; its own model is then left out until it has them.
+  const WarmStart *ws = o.history && o.history->size() > 0 ? o.history.get() : nullptr;
+  const bool taf = ws && o.history_mode == EngineOptions::HistoryMode::taf;
+  if (ws && ws->candidates != n)
+    throw_invalid("propose: the warm start was prepared for " + std::to_string(ws->candidates) +
+                  " candidates, not " + std::to_string(n));
   const Eigen::MatrixXd &Xall = cs.encoded();
   const bool impute = o.failures == EngineOptions::Failures::impute;
   std::size_t failures = 0;
   double worst = -std::numeric_limits<double>::infinity();
+  std::vector<char> ok_seen(n, 0);
+  std::size_t distinct_ok = 0;
   for (const auto &ob : done) {
     failures += ob.failed;
-    if (!ob.failed) worst = std::max(worst, std::log(ob.score));
+    if (!ob.failed) {
+      worst = std::max(worst, std::log(ob.score));
+      distinct_ok += !ok_seen[ob.index];
+      ok_seen[ob.index] = 1;
+    }
   }
+  const bool own = distinct_ok >= 2;
   const Eigen::Index nd = static_cast<Eigen::Index>(impute ? done.size() : done.size() - failures);
   Eigen::MatrixXd X(nd, Xall.cols());
   Eigen::VectorXd y(nd);
+  std::vector<Eigen::Index> ok_rows;  // rows of X of successful trials
+  std::vector<std::size_t> ok_index;  // and their candidates
   {
     Eigen::Index r = 0;
     for (const auto &ob : done) {
       if (ob.failed && !impute) continue;
       const Eigen::Index j = static_cast<Eigen::Index>(ob.index);
+      if (!ob.failed) {
+        ok_rows.push_back(r);
+        ok_index.push_back(ob.index);
+      }
       X.row(r) = Xall.row(j);
       y[r++] = (ob.failed ? worst : std::log(ob.score));
     }
   }
-  const double y_mean = y.mean();
-  double y_std = std::sqrt((y.array() - y_mean).square().sum() / static_cast<double>(nd));
-  if (!(y_std > 1e-12)) y_std = 1.0;
+  double y_mean = 0, y_std = 1;
+  if (own) {
+    y_mean = y.mean();
+    y_std = std::sqrt((y.array() - y_mean).square().sum() / static_cast<double>(nd));
+    if (!(y_std > 1e-12)) y_std = 1.0;
+  }
   const Eigen::VectorXd ys = (y.array() - y_mean) / y_std;
   GpFitOptions gpo = o.gp;
   gpo.seed = Rng(o.seed, kStreamGp).next();
   if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
   gpo.linear = o.linear_trend;
-  const GaussianProcess gp = GaussianProcess::fit(X, ys, cs.groups(), gpo);
-  // Fantasies are needed when running trials or earlier picks must be taken into account.
-  CandidatePosterior post(
-      gp, Xall, (!pending.empty() || !p.indices.empty() || slots > 1) && p.indices.size() < slots);
-  p.modelled = true;
-  p.hyper = gp.hyper();
+  std::optional<GaussianProcess> gp;
+  std::optional<CandidatePosterior> post;
+  if (own) {
+    gp.emplace(GaussianProcess::fit(X, ys, cs.groups(), gpo));
+    // Fantasies are needed when running trials or earlier picks must be taken into account.
+    post.emplace(*gp, Xall,
+                 (!pending.empty() || !p.indices.empty() || slots > 1) && p.indices.size() < slots);
+    p.modelled = true;
+    p.hyper = gp->hyper();
+  }
+
+  // The weights of the warm start's base models and of the target's own model (history.hpp).
+  std::vector<double> w;
+  if (ws) {
+    // The trials the weights rank: the successes by their scores, and the failures after every
+    // success (a model that predicts a failed configuration to be cheap orders them wrongly).
+    const std::size_t nb = ws->size();
+    std::vector<std::size_t> failed_index;
+    for (const auto &ob : done)
+      if (ob.failed) failed_index.push_back(ob.index);
+    const Eigen::Index ns = static_cast<Eigen::Index>(ok_rows.size());
+    const Eigen::Index nr = ns + static_cast<Eigen::Index>(failed_index.size());
+    std::vector<Eigen::VectorXd> bm(nb, Eigen::VectorXd(nr)), bv(nb, Eigen::VectorXd(nr));
+    Eigen::VectorXd yo(nr), lm, lv;
+    const double fail_rank = ns > 0 ? ys.maxCoeff() + 1e6 : 1e6;
+    auto candidate_of = [&](Eigen::Index r) {
+      return static_cast<Eigen::Index>(r < ns ? ok_index[static_cast<std::size_t>(r)]
+                                              : failed_index[static_cast<std::size_t>(r - ns)]);
+    };
+    for (Eigen::Index r = 0; r < nr; ++r) {
+      yo[r] = r < ns ? ys[ok_rows[static_cast<std::size_t>(r)]] : fail_rank;
+      const Eigen::Index c = candidate_of(r);
+      for (std::size_t b = 0; b < nb; ++b) {
+        bm[b][r] = ws->mean[b][c];
+        bv[b][r] = ws->var[b][c];
+      }
+    }
+    if (ns == 0) yo.resize(0);  // nothing to rank yet
+    if (gp) {
+      // Leave-one-out predictions of the target's model at its successes (GPML eq. 5.12):
+      // mean_i = y_i - alpha_i / [K^-1]_ii, var_i = 1 / [K^-1]_ii; its posterior at failures.
+      const Eigen::MatrixXd &Li = gp->chol_inverse();
+      const Eigen::VectorXd alpha = Li.transpose() * gp->beta();
+      const Eigen::VectorXd kinv_diag = Li.array().square().colwise().sum().transpose();
+      lm.resize(nr);
+      lv.resize(nr);
+      for (Eigen::Index r = 0; r < nr; ++r) {
+        if (r < ns) {
+          const Eigen::Index row = ok_rows[static_cast<std::size_t>(r)];
+          lm[r] = ys[row] - alpha[row] / kinv_diag[row];
+          lv[r] = 1.0 / kinv_diag[row];
+        } else {
+          const Eigen::Index c = candidate_of(r);
+          lm[r] = post->mean()[c];
+          lv[r] = post->var()[c];
+        }
+      }
+    }
+    w = rgpe_weights(bm, bv, yo, lm, lv, Rng(o.seed, kStreamGp + 1).next() ^ done.size(),
+                     o.history_ties_to_own);
+    p.history_weights.assign(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(nb));
+    p.own_weight = w[nb];
+  }
 
   // The constraint model: a GP on the +1 / -1 labels of every finished trial, standardized, with
   // hyperparameters of its own (where runs fail need not vary like how long they take), fitted
@@ -76,7 +156,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // computed only where it can change a decision (see best_of below), since it is at most 1.
   std::optional<GaussianProcess> cgp;
   double c_mean = 0, c_std = 1;
-  if (!impute && failures > 0) {
+  if (!impute && failures > 0 && failures < done.size()) {
     const Eigen::Index na = static_cast<Eigen::Index>(done.size());
     Eigen::MatrixXd Xc(na, Xall.cols());
     Eigen::VectorXd c(na);
@@ -91,7 +171,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     c_std = std::sqrt((c.array() - c_mean).square().mean());
     GpFitOptions cpo = gpo;
     cpo.starts = 1;
-    cpo.first_start = gp.hyper();
+    if (gp) cpo.first_start = gp->hyper();
     cpo.max_iterations = std::min(cpo.max_iterations, 5);
     cgp.emplace(GaussianProcess::fit(Xc, (c.array() - c_mean) / c_std, cs.groups(), cpo));
   }
@@ -133,16 +213,50 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     return pick;
   };
 
-  // Predictive log score of every candidate: N(mu, sd^2), and expected improvement over all of
-  // them at once (acquisition.hpp's array forms).
+  // Predictive log score of every candidate: N(mu, sd^2) -- the target's model alone, or with a
+  // warm start the weighted ensemble -- and expected improvement over all of them at once
+  // (acquisition.hpp's array forms).
   const double best_log = std::log(p.best_score);
   std::vector<double> mu(n), sd(n), ei(n);
   const Eigen::Index ni = static_cast<Eigen::Index>(n);
   auto moments = [&] {
-    Eigen::Map<Eigen::ArrayXd>(mu.data(), ni) = y_mean + y_std * post.mean().array();
-    Eigen::Map<Eigen::ArrayXd>(sd.data(), ni) = y_std * post.var().array().sqrt();
+    Eigen::Map<Eigen::ArrayXd> m(mu.data(), ni), s(sd.data(), ni);
+    if (!ws || (taf && post)) {
+      m = y_mean + y_std * post->mean().array();
+      s = y_std * post->var().array().sqrt();
+      return;
+    }
+    const double wo = w.back();
+    Eigen::ArrayXd em = Eigen::ArrayXd::Zero(ni), ev = Eigen::ArrayXd::Zero(ni);
+    if (post && wo > 0) {
+      em = wo * post->mean().array();
+      ev = wo * wo * post->var().array();
+    }
+    for (std::size_t b = 0; b < ws->size(); ++b)
+      if (w[b] > 0) {
+        em += w[b] * ws->mean[b].array();
+        ev += w[b] * w[b] * ws->var[b].array();
+      }
+    m = y_mean + y_std * em;
+    s = y_std * ev.sqrt();
   };
   auto ei_of = [&](std::size_t i) { return ei[i]; };
+  // TAF (EngineOptions::HistoryMode::taf): the target's EI (standardized) and each base model's
+  // improvement over its own prediction of the target's best trial, weighted.
+  std::vector<double> base_best;
+  if (taf && post)
+    for (std::size_t b = 0; b < ws->size(); ++b) {
+      double lo = std::numeric_limits<double>::infinity();
+      for (auto c : ok_index) lo = std::min(lo, ws->mean[b][static_cast<Eigen::Index>(c)]);
+      base_best.push_back(lo);
+    }
+  auto transfer = [&] {
+    if (base_best.empty()) return;
+    Eigen::Map<Eigen::ArrayXd> a(ei.data(), ni);
+    a *= w.back() / y_std;
+    for (std::size_t b = 0; b < ws->size(); ++b)
+      if (w[b] > 0) a += w[b] * (base_best[b] - ws->mean[b].array()).max(0.0);
+  };
   moments();
   if (o.predictions) {
     p.predictions.resize(n);
@@ -150,6 +264,18 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       const double mean = std::exp(mu[i] + 0.5 * sd[i] * sd[i]);
       p.predictions[i] = {mean, mean * std::sqrt(std::expm1(sd[i] * sd[i]))};
     }
+  }
+  if (!own) {
+    // Warm start before the target has a model: the lowest ensemble means, in turn.
+    const double lo = *std::min_element(mu.begin(), mu.end());
+    auto value = [&](std::size_t i) { return std::exp(lo - mu[i]); };
+    while (p.indices.size() < slots) {
+      double v;
+      const std::size_t pick = best_of(value, &v);
+      if (pick == n) break;
+      take(pick);
+    }
+    return p;
   }
   // The ei rule, on the untried candidates, before any fantasy.
   expected_improvement_lognormal(mu.data(), sd.data(), n, p.best_score, ei.data());
@@ -160,6 +286,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     p.indices.clear();
     return p;
   }
+  const bool collapsed = o.explore_collapse > 0 && p.max_ei < o.explore_collapse * p.best_score;
 
   // Fantasies for what is running or already picked, then EI picks one at a time.  The
   // posterior is in standardized residual units; EI is taken on the log score.
@@ -167,18 +294,60 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   auto fantasize = [&](std::size_t i) {
     const Eigen::Index j = static_cast<Eigen::Index>(i);
     // Kriging believer: the predicted mean.  Constant liar (CL-min): the incumbent.
-    const double lie = o.batch == BatchMode::kriging_believer ? post.mean()[j] : best_res;
-    post.condition(j, lie);
+    const double lie = o.batch == BatchMode::kriging_believer ? post->mean()[j] : best_res;
+    post->condition(j, lie);
   };
   if (p.indices.size() < slots) {
     for (auto i : pending) fantasize(i);
     for (auto i : p.indices) fantasize(i);
   }
+  // Exploration (EngineOptions::explore): the trials scheduled by the share, and the first pick
+  // of a proposal whose EI collapsed.
+  auto scheduled = [&](std::size_t t) {
+    if (o.explore_share <= 0 || t < o.initial_trials) return false;
+    const double a = static_cast<double>(t - o.initial_trials);
+    return std::floor((a + 1) * o.explore_share) > std::floor(a * o.explore_share);
+  };
+  std::vector<double> dmin;
+  auto explore_pick = [&](std::size_t t) {
+    if (o.explore == Explore::spacefill) {
+      dmin.assign(n, std::numeric_limits<double>::infinity());
+      for (std::size_t j = 0; j < n; ++j) {
+        if (taken[j] == 0) continue;
+        const auto xj = Xall.row(static_cast<Eigen::Index>(j));
+        for (std::size_t i = 0; i < n; ++i)
+          if (taken[i] == 0)
+            dmin[i] = std::min(dmin[i], (Xall.row(static_cast<Eigen::Index>(i)) - xj).squaredNorm());
+      }
+      double v;
+      return best_of([&](std::size_t i) { return std::sqrt(dmin[i]); }, &v);
+    }
+    std::vector<std::size_t> untried;
+    for (std::size_t i = 0; i < n; ++i)
+      if (taken[i] == 0) untried.push_back(i);
+    if (untried.empty()) return n;
+    Rng rng(o.seed, kStreamExplore + 16 * static_cast<std::uint64_t>(t));
+    std::size_t pick = n;
+    for (int a = 0; a < 16; ++a) {
+      pick = untried[rng.below(untried.size())];
+      if (rng.uniform() < p_feasible(pick)) break;
+    }
+    return pick;
+  };
   while (p.indices.size() < slots) {
-    double best_ei;
-    moments();
-    expected_improvement(mu.data(), sd.data(), n, best_log, o.xi * y_std, ei.data());
-    const std::size_t pick = best_of(ei_of, &best_ei);
+    const std::size_t t = done.size() + pending.size() + p.indices.size();
+    std::size_t pick = n;
+    if (o.explore != Explore::none && (scheduled(t) || (collapsed && p.indices.empty()))) {
+      pick = explore_pick(t);
+      if (pick != n) ++p.explored;
+    }
+    if (pick == n) {
+      double best_ei;
+      moments();
+      expected_improvement(mu.data(), sd.data(), n, best_log, o.xi * y_std, ei.data());
+      transfer();
+      pick = best_of(ei_of, &best_ei);
+    }
     if (pick == n) break;
     take(pick);
     if (p.indices.size() < slots) fantasize(pick);

@@ -175,6 +175,22 @@ std::vector<ReplayProblem> load_problems(const Table &t, const ReplaySpec &spec)
   return out;
 }
 
+HistoryProblem history_of(const ReplayProblem &pr, double gamma) {
+  if (!(gamma >= 0 && gamma <= 1)) throw_invalid("gamma must be from 0 to 1");
+  HistoryProblem h;
+  h.name = pr.name;
+  Reference ref;
+  for (std::size_t i = 0; i < pr.ok.size(); ++i) {
+    if (!pr.ok[i]) {
+      h.done.push_back(Observation::failure(i));
+      continue;
+    }
+    if (!ref.valid()) ref = make_reference(pr.time[i], pr.cost[i]);
+    h.done.push_back(Observation::ok(i, score(pr.time[i], pr.cost[i], ref, gamma)));
+  }
+  return h;
+}
+
 std::size_t ReplayRun::trials_to_within(double fraction) const {
   for (std::size_t i = 0; i < best_ratio.size(); ++i)
     if (best_ratio[i] <= 1.0 + fraction + 1e-12) return i + 1;

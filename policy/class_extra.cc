@@ -105,13 +105,20 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AccountingLimits, max_nodes, max
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PartitionLimits, min_nodes, max_nodes,
                                                 max_cpus_per_node, max_mem_per_node_mb,
                                                 max_mem_per_cpu_mb)
+// GCC 12 reports the std::optional members of the macros' default objects as maybe
+// uninitialized once ClassExtra holds a vector (a known false positive of -Wmaybe-uninitialized
+// with std::optional, GCC bug 80635).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClassStop, budget, min_improvement, round_trials,
                                                 ei_fraction, min_trials)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HistoryUse, class_id, owner, shared, name, weight)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClassExtra, space, inventory, billing_weights, seed,
                                                 initial_trials, xi, batch, stop, queue_depth,
                                                 change_margin, drift_threshold, drift_confirm,
                                                 retune_budget, epoch_start, epoch_budget, incumbent,
                                                 limits, accounting_limits)
+#pragma GCC diagnostic pop
 
 namespace {
 
@@ -139,7 +146,12 @@ ClassExtra class_extra(const ClassRecord &c) {
   try {
     const json j = without_nulls(json::parse(c.settings.extra));
     if (!j.is_object()) throw Error(Errc::corrupt, "not a JSON object");
-    return j.get<ClassExtra>();
+    ClassExtra x = j.get<ClassExtra>();
+    // The warm start's keys (read here rather than by the macro above, which has enough members).
+    x.history_shared = j.value("history_shared", false);
+    if (j.contains("history")) x.history = j.at("history").get<std::vector<HistoryUse>>();
+    if (j.contains("own_weight")) x.own_weight = j.at("own_weight").get<double>();
+    return x;
   } catch (const json::exception &e) {
     throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
   } catch (const Error &e) {  // not an object, an unknown batch mode
@@ -147,6 +159,12 @@ ClassExtra class_extra(const ClassRecord &c) {
   }
 }
 
-std::string format_class_extra(const ClassExtra &x) { return without_nulls(json(x)).dump(); }
+std::string format_class_extra(const ClassExtra &x) {
+  json j = json(x);
+  if (x.history_shared) j["history_shared"] = true;
+  if (!x.history.empty()) j["history"] = x.history;
+  if (x.own_weight) j["own_weight"] = *x.own_weight;
+  return without_nulls(std::move(j)).dump();
+}
 
 }  // namespace autotune

@@ -222,8 +222,52 @@ std::optional<TimeCost> time_cost(const ClassProblem &p, const TrialRecord &t) {
 namespace {
 
 // decide() on the problem `p` of class `c`, whose settings are `x`.
+// The history classes' trials as the engine's history problems on the candidates of `p`
+// (configurations outside p's space are left out), each scored with `gamma` against its own
+// first successful trial; `from` gets the class of each problem.
+std::vector<HistoryProblem> history_problems(const ClassProblem &p, double gamma,
+                                             const std::vector<HistoryClass> &history,
+                                             std::vector<const HistoryClass *> *from) {
+  std::vector<HistoryProblem> out;
+  for (const auto &h : history) {
+    ClassProblem hp;
+    try {
+      hp = load_problem(h.cls);
+    } catch (const Error &) {
+      continue;  // a class whose settings do not read is no history
+    }
+    std::vector<const TrialRecord *> finished;
+    for (const auto &t : h.trials)
+      if (t.status == TrialStatus::done || t.status == TrialStatus::failed || t.status == TrialStatus::timeout)
+        finished.push_back(&t);
+    std::stable_sort(finished.begin(), finished.end(), [](const TrialRecord *a, const TrialRecord *b) {
+      return a->seq < b->seq;
+    });
+    HistoryProblem one;
+    one.name = std::to_string(out.size());
+    Reference ref;
+    for (const TrialRecord *t : finished) {
+      const auto idx = p.index_of(t->config);
+      if (!idx) continue;
+      if (t->status != TrialStatus::done) {
+        one.done.push_back(Observation::failure(*idx));
+        continue;
+      }
+      const auto tc = time_cost(hp, *t);
+      if (!tc || !(tc->time > 0) || !(tc->cost > 0)) continue;
+      if (!ref.valid()) ref = make_reference(tc->time, tc->cost);
+      one.done.push_back(Observation::ok(*idx, score(tc->time, tc->cost, ref, gamma)));
+    }
+    if (one.done.empty()) continue;
+    out.push_back(std::move(one));
+    from->push_back(&h);
+  }
+  return out;
+}
+
 Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, const std::vector<TrialRecord> &trials,
-                   ProposeFn propose) {
+                   ProposeFn propose, const std::vector<HistoryClass> *history = nullptr,
+                   WarmStartFn warm = nullptr) {
   const double change_margin = x.change_margin;
   const double drift_threshold = x.drift_threshold;
   const int drift_confirm = std::max(1, x.drift_confirm);
@@ -391,7 +435,26 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
   opts.stop = p.stop;
   opts.stop.budget = epoch_budget;
   const CandidateSet set = CandidateSet::from_candidates(p.candidates, p.inventory);
+  std::vector<const HistoryClass *> informed;
+  if (history && warm && !history->empty() && epoch_start == 0) {
+    const std::vector<HistoryProblem> hp = history_problems(p, c.settings.gamma, *history, &informed);
+    if (!hp.empty()) opts.history = warm(set, hp, opts);
+  }
   const Proposal prop = propose(set, obs, pending, static_cast<std::size_t>(std::max(1, x.queue_depth)), opts);
+  if (opts.history && opts.history->size() > 0) {
+    x.history.clear();
+    for (std::size_t b = 0; b < opts.history->size() && b < prop.history_weights.size(); ++b) {
+      const HistoryClass *h = informed[std::stoul(opts.history->names[b])];
+      x.history.push_back({h->cls.id, h->cls.owner, h->cls.shared, h->cls.name, prop.history_weights[b]});
+    }
+    x.own_weight = prop.own_weight;
+    d.extra = format_class_extra(x);
+  } else if (warm && (!x.history.empty() || x.own_weight)) {
+    // No history informs this proposal any more (e.g. an administrator withdrew an offer).
+    x.history.clear();
+    x.own_weight.reset();
+    d.extra = format_class_extra(x);
+  }
 
   double epoch_best_mean = 0;
   const TrialRecord *epoch_best = best_of(epoch_start, &epoch_best_mean);
@@ -433,8 +496,11 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
   for (std::size_t idx : prop.indices) {
     Recommendation r;
     r.config = p.candidates[idx].config.format();
-    r.origin = prop.modelled ? TrialOrigin::model : TrialOrigin::initial;
-    r.reason = prop.modelled ? "largest expected improvement" : "initial design (spread over the space)";
+    const bool warm_pick = !prop.modelled && opts.history && opts.history->size() > 0;
+    r.origin = prop.modelled || warm_pick ? TrialOrigin::model : TrialOrigin::initial;
+    r.reason = prop.modelled ? "largest expected improvement"
+               : warm_pick   ? "warm start: the best predicted by the classes it learns from"
+                             : "initial design (spread over the space)";
     if (prop.modelled && idx < prop.predictions.size()) {
       r.predicted = prop.predictions[idx].mean;
       r.stddev = prop.predictions[idx].std;
@@ -447,10 +513,55 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
 }  // namespace
 
 Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf & /*conf*/,
-                ProposeFn propose) {
+                ProposeFn propose, const std::vector<HistoryClass> *history, WarmStartFn warm) {
   ClassExtra x = class_extra(c);
   const ClassProblem p = problem_of(c, x);
-  return decide_on(c, std::move(x), p, trials, propose);
+  return decide_on(c, std::move(x), p, trials, propose, history, warm);
+}
+
+namespace {
+
+bool same_node_types(const Inventory &a, const Inventory &b) {
+  if (a.types.size() != b.types.size()) return false;
+  for (std::size_t i = 0; i < a.types.size(); ++i) {
+    const NodeType &s = a.types[i], &t = b.types[i];
+    if (s.name != t.name || s.cpus != t.cpus || s.mem_mb != t.mem_mb || s.gpus != t.gpus || s.features != t.features)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<HistoryClass> history_classes(Store &store, const ClassRecord &c) {
+  const ClassExtra x = class_extra(c);
+  std::vector<ClassRecord> candidates = store.list_classes(c.owner);
+  for (auto &s : store.list_history_classes())
+    if (s.owner != c.owner) candidates.push_back(std::move(s));
+  std::vector<ClassRecord> matching;
+  for (auto &h : candidates) {
+    if (h.id == c.id || h.settings.mode != c.settings.mode) continue;
+    try {
+      const ClassExtra hx = class_extra(h);
+      if (h.owner != c.owner && !hx.history_shared) continue;
+      if (hx.space != x.space || !same_node_types(hx.inventory, x.inventory)) continue;
+    } catch (const Error &) {
+      continue;
+    }
+    matching.push_back(std::move(h));
+  }
+  std::stable_sort(matching.begin(), matching.end(),
+                   [](const ClassRecord &a, const ClassRecord &b) { return a.updated > b.updated; });
+  std::vector<HistoryClass> out;
+  for (auto &h : matching) {
+    if (out.size() >= kMaxHistoryClasses) break;
+    if (store.count_trials(h.id, {TrialStatus::done}) < 2) continue;
+    HistoryClass hc;
+    hc.trials = store.trials(h.id);
+    hc.cls = std::move(h);
+    out.push_back(std::move(hc));
+  }
+  return out;
 }
 
 Decision decide_new_class(const ClassRecord &c, ProposeFn propose, std::size_t pool) {
@@ -459,12 +570,15 @@ Decision decide_new_class(const ClassRecord &c, ProposeFn propose, std::size_t p
   return decide_on(c, std::move(x), p, {}, propose);
 }
 
-Decision refit(Store &store, std::int64_t class_id, const Conf &conf, ProposeFn propose, int attempts) {
+Decision refit(Store &store, std::int64_t class_id, const Conf &conf, ProposeFn propose, int attempts,
+               WarmStartFn warm) {
   for (int i = 0; i < attempts; ++i) {
     auto c = store.find_class_by_id(class_id);
     if (!c) throw Error(Errc::not_found, "class " + std::to_string(class_id) + " is gone");
     const auto trials = store.trials(class_id);
-    Decision d = decide(*c, trials, conf, propose);
+    std::vector<HistoryClass> history;
+    if (warm && c->state == ClassState::tuning) history = history_classes(store, *c);
+    Decision d = decide(*c, trials, conf, propose, &history, warm);
     if (store.apply_decision(class_id, c->version, d)) return d;
   }
   throw Error(Errc::busy, "the class kept changing while its next configurations were computed");

@@ -393,6 +393,24 @@ std::vector<ClassRecord> Store::list_shared_classes() {
   return out;
 }
 
+std::vector<ClassRecord> Store::list_history_classes() {
+  std::vector<ClassRecord> out;
+  Stmt s(*db_, std::string("SELECT ") + kClassCols +
+                   " FROM classes WHERE json_extract(extra, '$.history_shared') = 1 ORDER BY owner, name");
+  while (s.step()) out.push_back(read_class(s));
+  return out;
+}
+
+void Store::set_history_shared(std::int64_t class_id, bool shared) {
+  Txn txn(*db_, Txn::Kind::write);
+  Stmt(*db_, "UPDATE classes SET extra = json_set(extra, '$.history_shared', json(?1)) WHERE id = ?2")
+      .bind(1, shared ? "true" : "false")
+      .bind(2, class_id)
+      .run();
+  bump(*db_, class_id);
+  txn.commit();
+}
+
 std::vector<ClassRecord> Store::list_classes(std::optional<std::uint32_t> owner) {
   std::vector<ClassRecord> out;
   Stmt s(*db_, std::string("SELECT ") + kClassCols + " FROM classes" +

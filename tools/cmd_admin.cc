@@ -30,6 +30,10 @@ const char kAdminUsage[] =
     "         [--metric time|throughput] [--allow-users]\n"
     "                            create a class shared by all users\n"
     "  allow CLASS yes|no        let ordinary users' jobs add measurements to a shared class\n"
+    "  history CLASS [--user USER] yes|no\n"
+    "                            offer a shared class's (or USER's class's) trials as history to\n"
+    "                            every user's new classes of the same space and node types\n"
+    "                            (warm start); no: only its owner's classes learn from it\n"
     "  forget CLASS [--user USER]  delete a shared class (or USER's class)\n"
     "  list                      every class of every user\n"
     "  nodes [NODE=SPEED ...]    the per-node speed scores learned from trials; with arguments,\n"
@@ -124,6 +128,21 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
     if (!c) throw Error(Errc::not_found, "no shared class '" + a.positional()[0] + "'; `autotune admin list` lists them");
     store.set_allow_users(c->id, allow);
     std::printf("shared class %s: users' jobs %s\n", c->name.c_str(), allow ? "add measurements" : "only read it");
+    return 0;
+  }
+  if (sub == "history") {
+    Args a(argc - 2, argv + 2, {"user"}, {}, prog);
+    a.expect_positional(2, "CLASS and yes|no");
+    const bool share = parse_bool("history", a.positional()[1]);
+    Store store = open_store(caller, conf, true);
+    std::optional<ClassRecord> c;
+    if (auto u = a.value("user")) c = store.find_class(resolve_user(*u), a.positional()[0]);
+    else c = store.find_shared_class(a.positional()[0]);
+    if (!c) throw Error(Errc::not_found, "no such class '" + a.positional()[0] + "'; `autotune admin list` lists them");
+    store.set_history_shared(c->id, share);
+    std::printf("class %s (%s): %s\n", c->name.c_str(), c->shared ? "shared" : user_name(c->owner).c_str(),
+                share ? "history for every user's classes of the same space and node types"
+                      : "history for its owner's classes only");
     return 0;
   }
   if (sub == "forget") {

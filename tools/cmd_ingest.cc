@@ -34,6 +34,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "args.hpp"
+#include "autotune/history.hpp"
 #include "autotune/optimizer.hpp"
 #include "autotune/error.hpp"
 #include "autotune/journal.hpp"
@@ -658,7 +659,7 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
   remove_empty_dirs(dirs, f.uid);
   if (reconcile && may_record && reconcile_pending(conf, store, *c, who)) changed = true;
   if (changed) {
-    Decision d = refit(store, c->id, conf, propose);
+    Decision d = refit(store, c->id, conf, propose, 20, prepare_warm_start);
     if (search && !search->winner.empty() && d.state == ClassState::tuning) {
       // The job's search stopped inside its allocation: the class converges on its winner.
       try {
@@ -760,7 +761,7 @@ int drain_spool(const Conf &conf) {
       std::optional<ClassRecord> c = rec->shared ? store.find_shared_class(rec->cls) : store.find_class(f.uid, rec->cls);
       if (!c || (c->shared && !c->allow_users)) continue;
       const std::string who = "job " + std::to_string(f.job_id) + " (class " + c->name + ", uid " + std::to_string(f.uid) + ")";
-      if (reconcile_pending(conf, store, *c, who)) log_refit(who, refit(store, c->id, conf, propose));
+      if (reconcile_pending(conf, store, *c, who)) log_refit(who, refit(store, c->id, conf, propose, 20, prepare_warm_start));
     } catch (const Error &e) {
       log_line("class " + key + ": pending trials not looked at: " + e.what());
       rc = 1;

@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "autotune/error.hpp"
+#include "autotune/history.hpp"
 #include "autotune/objective.hpp"
 #include "autotune/optimizer.hpp"
 #include "autotune/replay.hpp"
@@ -181,14 +183,17 @@ struct Settings {
   EngineOptions engine;
   bool json = false;
   bool trace = false;
+  std::string history_file;
+  bool history_others = false;
 };
 
 Settings parse_settings(int argc, char **argv) {
   const Args args(argc - 1, argv + 1,
                   {"table", "group", "features", "derive", "time-column", "cost-column", "ok-column", "gamma",
                    "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping", "linear-trend",
-                   "stop-improvement", "round", "stop-ei", "min-trials", "at"},
-                  {"json", "trace", "help"}, "autotune replay");
+                   "stop-improvement", "round", "stop-ei", "min-trials", "at",
+                   "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode"},
+                  {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
   if (args.flag("help")) return s;
@@ -236,6 +241,27 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("stop-improvement"))
     s.engine.stop.min_improvement = parse_double("--stop-improvement", *v, 0, 1);
   if (auto v = args.value("stop-ei")) s.engine.stop.ei_fraction = parse_double("--stop-ei", *v, 0, 1);
+  if (auto v = args.value("explore")) s.engine.explore = parse_explore("--explore", *v);
+  if (auto v = args.value("explore-share"))
+    s.engine.explore_share = parse_double("--explore-share", *v, 0, 1);
+  if (auto v = args.value("explore-collapse"))
+    s.engine.explore_collapse = parse_double("--explore-collapse", *v, 0, 1);
+  if (auto v = args.value("history")) {
+    if (v->empty()) throw_invalid("--history: empty file name");
+    s.history_file = *v;
+  }
+  s.history_others = args.flag("history-others");
+  if (auto v = args.value("history-mode")) {
+    if (*v != "rgpe" && *v != "taf")
+      throw_invalid("--history-mode: '" + *v + "' is not allowed; allowed: rgpe, taf");
+    s.engine.history_mode =
+        *v == "taf" ? EngineOptions::HistoryMode::taf : EngineOptions::HistoryMode::rgpe;
+  }
+  if (auto v = args.value("history-ties")) {
+    if (*v != "own" && *v != "shared")
+      throw_invalid("--history-ties: '" + *v + "' is not allowed; allowed: own, shared");
+    s.engine.history_ties_to_own = *v == "own";
+  }
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");
@@ -278,6 +304,27 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
   try {
     const Table table = Table::read_csv(s.table);
     const std::vector<ReplayProblem> problems = load_problems(table, s.spec);
+    std::vector<ReplayProblem> history_problems;
+    if (!s.history_file.empty())
+      history_problems = load_problems(Table::read_csv(s.history_file), s.spec);
+    // Each problem's warm start, prepared once (outside the proposal steps, as ingest does).
+    std::vector<std::shared_ptr<const WarmStart>> warm(problems.size());
+    std::vector<size_t> warm_sources(problems.size(), 0);
+    if (!history_problems.empty() || s.history_others)
+      for (size_t p = 0; p < problems.size(); ++p) {
+        std::vector<HistoryProblem> hist;
+        auto add = [&](const ReplayProblem &h) {
+          HistoryProblem hp = history_of(h, s.gamma);
+          hp.done = map_history(h.candidates, hp.done, problems[p].candidates);
+          if (!hp.done.empty()) hist.push_back(std::move(hp));
+        };
+        for (const auto &h : history_problems) add(h);
+        if (s.history_others)
+          for (size_t q = 0; q < problems.size(); ++q)
+            if (q != p) add(problems[q]);
+        warm[p] = prepare_warm_start(problems[p].candidates, hist, s.engine);
+        warm_sources[p] = warm[p]->size();
+      }
     const size_t budget = s.engine.stop.budget;
     std::vector<std::vector<Summary>> sums(problems.size(),
                                            std::vector<Summary>(s.strategies.size()));
@@ -288,6 +335,7 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
           EngineOptions o = s.engine;
           o.strategy = s.strategies[k];
           o.seed = s.seed + i;
+          if (o.strategy == Strategy::bo) o.history = warm[p];
           const ReplayRun run = replay_once(problems[p], s.gamma, o, s.batch);
           if (s.trace && !s.json) print_trace(problems[p], o, run);
           sums[p][k].add(run, s.at);
@@ -309,6 +357,7 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
         nlohmann::json jp;
         jp["name"] = problems[p].name;
         jp["candidates"] = problems[p].candidates.size();
+        jp["history_problems"] = warm_sources[p];
         for (size_t k = 0; k < s.strategies.size(); ++k)
           jp["results"][strategy_name(s.strategies[k])] = to_json(sums[p][k]);
         j["problems"].push_back(jp);
@@ -323,6 +372,12 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
                 s.table.c_str(), problems.size(), problems.size() == 1 ? "" : "s",
                 format_double(s.gamma).c_str(), budget, s.seeds, s.seeds == 1 ? "" : "s",
                 static_cast<unsigned long long>(s.seed), s.batch);
+    if (!history_problems.empty() || s.history_others) {
+      std::printf("history:%s%s%s; base models per problem:", s.history_file.empty() ? "" : " ",
+                  s.history_file.c_str(), s.history_others ? " + the table's other problems" : "");
+      for (size_t p = 0; p < problems.size(); ++p) std::printf(" %zu", warm_sources[p]);
+      std::printf("\n");
+    }
     std::printf("features:");
     for (const auto &c : problems.front().candidates.columns())
       std::printf(" %s%s", c.name.c_str(), c.scale == Scale::categorical ? "(categorical)" : "");

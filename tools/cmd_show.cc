@@ -49,7 +49,8 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
         "second the program reports); every trial of the class with its configuration, what it was\n"
         "measured by, its measurement (samples/s, time, cost) and score, the recommendations\n"
         "queued for the next jobs, and why the winner won: its score against the runner-up's, and\n"
-        "the model's predicted score and uncertainty for the untried configurations nearest to it.  Lower scores are better:\n"
+        "the model's predicted score and uncertainty for the untried configurations nearest to it; and\n"
+        "which other classes informed its search (warm start) with their weights.  Lower scores are better:\n"
         "score = (1-gamma)*T/T_ref + gamma*C/C_ref, with the first successful trial as reference.\n\n"
         "  --user USER  another user's class (root and SlurmUser only)\n"
         "  --json       the class, its trials and the explanation as JSON\n");
@@ -59,9 +60,17 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   const ClassView v = make_view(store, c);
   const Explanation ex = explain(v, conf);
 
+  const ClassExtra cx = class_extra(c);
   if (a.flag("json")) {
     nlohmann::json j = view_json(v, true);
     j["explanation"] = explanation_json(ex);
+    j["history_shared"] = cx.history_shared;
+    j["warm_start"] = nlohmann::json::array();
+    for (const auto &h : cx.history)
+      j["warm_start"].push_back({{"class", h.name},
+                                 {"owner", h.shared ? std::string("shared") : user_name(h.owner)},
+                                 {"weight", h.weight}});
+    if (cx.own_weight) j["own_weight"] = *cx.own_weight;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -92,7 +101,19 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   if (c.t_ref && c.c_ref)
     std::printf("references: T_ref=%s C_ref=%s (the first successful trial)\n", num(*c.t_ref).c_str(),
                 num(*c.c_ref).c_str());
-  std::printf("trials: %d of %d used\n\n", v.used, c.settings.budget);
+  std::printf("trials: %d of %d used\n", v.used, c.settings.budget);
+  if (cx.history_shared)
+    std::printf("history: offered to every user's classes of the same space and node types (autotune admin history)\n");
+  if (!cx.history.empty()) {
+    std::printf("warm start: informed by");
+    for (size_t i = 0; i < cx.history.size(); ++i) {
+      const auto &h = cx.history[i];
+      std::printf("%s %s/%s (weight %s)", i ? "," : "", h.shared ? "shared" : user_name(h.owner).c_str(), h.name.c_str(),
+                  num(h.weight, 2).c_str());
+    }
+    std::printf("; the class's own model: weight %s\n", num(cx.own_weight.value_or(0), 2).c_str());
+  }
+  std::printf("\n");
 
   if (!v.trials.empty()) {
     std::vector<std::vector<std::string>> rows;

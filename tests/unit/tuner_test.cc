@@ -4,11 +4,16 @@
 #include "autotune/tuner.hpp"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "autotune/conf.hpp"
+#include "autotune/history.hpp"
+#include "autotune/store.hpp"
 
 using namespace autotune;
 
@@ -247,4 +252,90 @@ TEST(AbandonedTrials, OnlyTrialsWhoseJobWillNeverRun) {
                                         {0, 59, false}},
                                1000, 2000)
                   .empty());
+}
+
+// Warm start across classes (tuner.hpp history_classes, decide with history): a class learns
+// from its owner's classes of the same space, never from another user's unless an administrator
+// offered it, and the decision names the classes that informed it.
+class HistoryStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/autotune-history-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    store_.emplace(Store::path_in(dir_), Store::Options{true, false, 1000});
+  }
+  void TearDown() override {
+    store_.reset();
+    std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+  // A class of `owner` like make_class()'s (or with another space), with its four candidates
+  // measured when `measured`.
+  ClassRecord add_class(std::uint32_t owner, const std::string &name, bool measured,
+                        const std::string &space_text = "") {
+    ClassRecord proto = make_class(conf_);
+    ClassSettings s = proto.settings;
+    if (!space_text.empty()) {
+      ClassExtra x = class_extra(proto);
+      x.space = space_text;
+      s.extra = format_class_extra(x);
+      s.space = space_text;
+    }
+    const ClassRecord c = store_->ensure_class(owner, name, s);
+    if (measured) {
+      const double rate[4] = {100, 200, 150, 400};
+      int k = 0;
+      for (int nodes : {1, 2})
+        for (int workers : {1, 2}) {
+          const TrialRecord t = store_->add_trial(c.id, cfg(nodes, workers), TrialOrigin::model, "test",
+                                                  TrialStatus::running);
+          Measurement m;
+          m.samples_per_s = rate[k++];
+          store_->finish_trial(t.id, TrialStatus::done, m, 100.0 + k);
+        }
+    }
+    return *store_->find_class_by_id(c.id);
+  }
+  static std::vector<std::string> names(const std::vector<HistoryClass> &h) {
+    std::vector<std::string> out;
+    for (const auto &c : h) out.push_back(std::to_string(c.cls.owner) + "/" + c.cls.name);
+    return out;
+  }
+  Conf conf_ = conf_of("");
+  std::string dir_;
+  std::optional<Store> store_;
+};
+
+TEST_F(HistoryStore, OwnMatchingClassesOnlyUnlessOffered) {
+  add_class(1001, "old", true);
+  add_class(1001, "other-space", true,
+            "nodes=1|2,workers=1|2,ps=1,cpus-per-worker=1|2,mem-per-worker=256M,cpus-per-ps=1,mem-per-ps=256M");
+  add_class(1001, "unmeasured", false);
+  const ClassRecord mine = add_class(1001, "new", false);
+  const ClassRecord theirs = add_class(1002, "new", false);
+  EXPECT_EQ(names(history_classes(*store_, mine)), std::vector<std::string>{"1001/old"});
+  EXPECT_TRUE(history_classes(*store_, theirs).empty());
+
+  const ClassRecord old = *store_->find_class(1001, "old");
+  store_->set_history_shared(old.id, true);
+  EXPECT_TRUE(class_extra(*store_->find_class_by_id(old.id)).history_shared);
+  EXPECT_EQ(names(history_classes(*store_, theirs)), std::vector<std::string>{"1001/old"});
+  store_->set_history_shared(old.id, false);
+  EXPECT_TRUE(history_classes(*store_, theirs).empty());
+
+  // The decision of the new class names the class that informed it, with the weights.
+  const std::vector<HistoryClass> h = history_classes(*store_, mine);
+  const Decision d = decide(mine, {}, conf_, propose, &h, prepare_warm_start);
+  ASSERT_TRUE(d.extra);
+  ClassRecord after = mine;
+  after.settings.extra = *d.extra;
+  const ClassExtra x = class_extra(after);
+  ASSERT_EQ(x.history.size(), 1u);
+  EXPECT_EQ(x.history[0].name, "old");
+  EXPECT_EQ(x.history[0].owner, 1001u);
+  EXPECT_NEAR(x.history[0].weight + x.own_weight.value_or(0), 1.0, 1e-9);
+  ASSERT_FALSE(d.queue.empty());
+  // Its first proposal is the history's best: (2,2), the fastest of the old class.
+  EXPECT_EQ(d.queue[0].config, cfg(2, 2));
+  EXPECT_EQ(d.queue[0].reason, "warm start: the best predicted by the classes it learns from");
 }

@@ -10,8 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autotune/candidates.hpp"
@@ -22,6 +24,20 @@
 #include "autotune/strategy.hpp"
 
 namespace autotune {
+
+struct WarmStart;  // history.hpp
+
+// Proposals that do not follow expected improvement, so that the search keeps exploring when the
+// model has settled on one region (optimizer.hpp, step 4a):
+//  none       every proposal after the initial design maximizes (constrained) EI;
+//  spacefill  the untried candidate farthest from every tried or running one (in the encoded
+//             inputs), weighted by its probability of running;
+//  random     a seeded uniform draw among the untried candidates, kept with its probability of
+//             running (else drawn again, up to 16 times).
+enum class Explore { none, spacefill, random };
+const char *explore_name(Explore e);  // "none", "spacefill", "random"
+// Throws Error(invalid_argument) naming `field` and the allowed values.
+Explore parse_explore(std::string_view field, std::string_view value);
 
 struct EngineOptions {
   Strategy strategy = Strategy::bo;
@@ -41,9 +57,29 @@ struct EngineOptions {
   enum class Failures { classifier, impute };
   Failures failures = Failures::classifier;
   StoppingOptions stop;
+  // Exploration: the share of the proposals after the initial design made by `explore` instead
+  // of EI (the trials t = initial, ... for which floor((t - initial + 1) share) grows), and the
+  // EI collapse rule: a proposal whose largest EI is below explore_collapse x the best score
+  // explores too (0: never).
+  Explore explore = Explore::none;  // chosen by bench/engine-cv (bench/README.md)
+  double explore_share = 0.25;
+  double explore_collapse = 0.0;
+  // Warm start (history.hpp): base models prepared from other problems, or null.
+  std::shared_ptr<const WarmStart> history;
+  // RGPE's weights: a draw in which the target's own model orders the trials as well as the
+  // best base model counts for the target alone (false: ties are shared, as in the paper).
+  bool history_ties_to_own = false;
+  // How the weighted models propose once the target has its own model: rgpe, EI on the
+  // weighted ensemble (Feurer et al. 2018); taf, the weighted sum of the target's EI and each
+  // history model's predicted improvement over the target's best trial (the transfer
+  // acquisition function of Wistuba, Schilling & Schmidt-Thieme, Machine Learning 2018), which
+  // keeps the target's own uncertainty driving exploration.
+  enum class HistoryMode { rgpe, taf };
+  HistoryMode history_mode = HistoryMode::taf;  // chosen by bench/engine-cv
   GpFitOptions gp;          // its seed is derived from `seed`
   bool predictions = true;  // fill Proposal::predictions
-  // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, bad stop.
+  // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
+  // or collapse fraction outside [0, 1], bad stop.
   void validate() const;
 };
 
@@ -74,6 +110,12 @@ struct Proposal {
   std::vector<Prediction> predictions;
   double max_ei = std::numeric_limits<double>::quiet_NaN();
   GpHyper hyper;
+  // With a warm start: the weight of each base model (WarmStart::names' order) and of the
+  // target's own model (1 without history).
+  std::vector<double> history_weights;
+  double own_weight = 1.0;
+  // How many of `indices` were exploration picks (EngineOptions::explore) rather than EI's.
+  std::size_t explored = 0;
 };
 
 // The initial design order: `count` candidates (count <= candidates.size()), the first

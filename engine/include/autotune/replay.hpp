@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "autotune/candidates.hpp"
+#include "autotune/history.hpp"
 #include "autotune/optimizer.hpp"
 #include "autotune/table.hpp"
 
@@ -55,6 +56,11 @@ struct ReplayProblem {
 // or 1, an empty feature value, a derived feature over a non-numeric column or named like a
 // column, or a problem with no ok row; messages name the file, the line and the column.
 std::vector<ReplayProblem> load_problems(const Table &table, const ReplaySpec &spec);
+
+// A problem's rows as history for another search (history.hpp): every row, a success scored
+// with `gamma` against the reference of its first successful row, a failure as a failure.  The
+// indices are the problem's own; map_history() re-indexes them into another candidate set.
+HistoryProblem history_of(const ReplayProblem &problem, double gamma);
 
 struct ReplayRun {
   std::uint64_t seed = 0;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "autotune/engine_conf.hpp"
 #include "autotune/limits.hpp"
@@ -36,6 +37,16 @@ struct ClassStop {
   std::size_t round_trials = engine_defaults().round_trials;
   double ei_fraction = engine_defaults().ei_fraction;
   std::size_t min_trials = engine_defaults().min_trials;
+};
+
+// One class whose trials informed this class's search (a warm start, autotune/history.hpp), and
+// the weight its model had in the last proposal.
+struct HistoryUse {
+  std::int64_t class_id = 0;
+  std::uint32_t owner = 0;  // uid
+  bool shared = false;      // a shared class (created by an administrator)
+  std::string name;
+  double weight = 0;
 };
 
 struct ClassExtra {
@@ -64,6 +75,12 @@ struct ClassExtra {
   // `limits` keeps the partition's only: its `accounting` member is accounting_limits.
   std::optional<PartitionLimits> limits;
   std::optional<AccountingLimits> accounting_limits;
+  // Warm start: an administrator marked this class's trials as history for every user's classes
+  // with the same space and node types (`autotune admin history`); and the classes that informed
+  // the last proposal with their weights, and the weight of the class's own model.
+  bool history_shared = false;
+  std::vector<HistoryUse> history;
+  std::optional<double> own_weight;
 
   // The stopping options of the current search: `stop`, with its budget.
   StoppingOptions stopping(int class_budget) const;

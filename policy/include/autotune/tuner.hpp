@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@
 #include "autotune/conf.hpp"
 #include "autotune/config.hpp"
 #include "autotune/design.hpp"
+#include "autotune/history.hpp"
 #include "autotune/limits.hpp"
 #include "autotune/space.hpp"
 #include "autotune/store.hpp"
@@ -106,8 +108,29 @@ inline constexpr std::size_t kNewClassPool = 256;
 // autotune::propose (engine/optimizer.hpp, fits the model) in the tools that refit, or
 // propose_design (engine/design.hpp) where no model may be fitted (slurmctld creating a class,
 // which has no trial yet).  Every function below that decides takes it the same way.
+//
+// Warm start (autotune/history.hpp): with `history` and `warm` (autotune::prepare_warm_start, in
+// the tools that refit; never in slurmctld), the trials of the history classes -- scored with
+// this class's gamma, each against its own reference -- inform the first search of the class
+// (epoch 0).  The decision's extra then lists the classes whose models got weight, and the
+// class's own model's weight (ClassExtra::history, own_weight).
+struct HistoryClass {
+  ClassRecord cls;
+  std::vector<TrialRecord> trials;
+};
+using WarmStartFn = std::shared_ptr<const WarmStart> (*)(const CandidateSet &,
+                                                         const std::vector<HistoryProblem> &,
+                                                         const EngineOptions &);
 Decision decide(const ClassRecord &c, const std::vector<TrialRecord> &trials, const Conf &conf,
-                ProposeFn propose);
+                ProposeFn propose, const std::vector<HistoryClass> *history = nullptr,
+                WarmStartFn warm = nullptr);
+
+// The classes whose trials may inform class `c`'s search: the other classes of c's owner, and
+// the classes an administrator marked as shared history (ClassExtra::history_shared, any owner),
+// whose space (text) and node types are c's and which have at least two measured trials; the
+// kMaxHistoryClasses most recently updated.  Nothing of another user's class unless shared.
+inline constexpr std::size_t kMaxHistoryClasses = 10;
+std::vector<HistoryClass> history_classes(Store &store, const ClassRecord &c);
 
 // The first decision of a class that has no trial yet, as decide() would make it, but with the
 // candidates a seeded sample of at most `pool` of the space's feasible configurations (all of
@@ -119,7 +142,9 @@ Decision decide_new_class(const ClassRecord &c, ProposeFn propose, std::size_t p
 
 // Snapshot, decide, apply; retries up to `attempts` times when the class changed meanwhile.
 // Returns the decision applied.  Throws Error(busy) when every attempt lost the race.
-Decision refit(Store &store, std::int64_t class_id, const Conf &conf, ProposeFn propose, int attempts = 20);
+// With `warm`, the class's first search is warm-started from history_classes().
+Decision refit(Store &store, std::int64_t class_id, const Conf &conf, ProposeFn propose, int attempts = 20,
+               WarmStartFn warm = nullptr);
 
 // The end of an in-allocation search (steps.hpp): a job that tuned inside its allocation stopped
 // by `rule` on the configuration `winner`, which the class now converges on (the tuner's own

@@ -194,6 +194,11 @@ class Store {
   std::vector<ClassRecord> list_classes(std::optional<std::uint32_t> owner = std::nullopt);
   // The shared classes (an index, not a scan of every class); ordered by owner, name.
   std::vector<ClassRecord> list_shared_classes();
+  // The classes an administrator marked as history for every user's classes (the key
+  // history_shared of their extra JSON; `autotune admin history`); a scan of the classes.
+  std::vector<ClassRecord> list_history_classes();
+  // Sets or clears that mark (one key of the extra JSON; the class's version is bumped).
+  void set_history_shared(std::int64_t class_id, bool shared);
   // Creates the class, or returns the existing one unchanged (settings are fixed at creation).
   ClassRecord ensure_class(std::uint32_t owner, std::string_view name, const ClassSettings &settings,
                            bool shared = false, bool allow_users = false);

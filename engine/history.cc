@@ -1,0 +1,163 @@
+#include "autotune/history.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "autotune/error.hpp"
+#include "autotune/gp.hpp"
+#include "autotune/rng.hpp"
+#include "autotune/units.hpp"
+
+namespace autotune {
+namespace {
+
+// The seed's stream of the base models' fits (design.cc: 1 and 2, optimizer.cc: 3 and 4).
+constexpr std::uint64_t kStreamHistory = 5, kStreamRgpe = 6;
+
+// Pairs (j < k) that `s` orders differently from `y` (pairs with equal y, e.g. two failures,
+// do not count).
+std::size_t ranking_loss(const Eigen::VectorXd &s, const Eigen::VectorXd &y) {
+  std::size_t loss = 0;
+  const Eigen::Index n = y.size();
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index k = j + 1; k < n; ++k)
+      if (y[j] != y[k]) loss += (s[j] < s[k]) != (y[j] < y[k]);
+  return loss;
+}
+
+}  // namespace
+
+std::vector<Observation> map_history(const CandidateSet &from, const std::vector<Observation> &done,
+                                     const CandidateSet &to) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < to.size(); ++i) index.emplace(to.label(i), i);
+  std::vector<Observation> out;
+  for (const auto &ob : done) {
+    if (ob.index >= from.size())
+      throw_invalid("history observation of candidate " + std::to_string(ob.index) + ": only " +
+                    std::to_string(from.size()) + " candidates");
+    const auto it = index.find(from.label(ob.index));
+    if (it == index.end()) continue;
+    Observation o = ob;
+    o.index = it->second;
+    out.push_back(o);
+  }
+  return out;
+}
+
+std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
+                                                    const std::vector<HistoryProblem> &history,
+                                                    const EngineOptions &o) {
+  auto ws = std::make_shared<WarmStart>();
+  ws->candidates = cs.size();
+  const Eigen::MatrixXd &Xall = cs.encoded();
+  Rng seeds(o.seed, kStreamHistory);
+  for (const auto &h : history) {
+    // The last score of each successful candidate (a candidate measured twice counts once).
+    std::map<std::size_t, double> last;
+    for (const auto &ob : h.done) {
+      if (ob.index >= cs.size())
+        throw_invalid("history '" + h.name + "': candidate " + std::to_string(ob.index) +
+                      ": only " + std::to_string(cs.size()) + " candidates");
+      if (ob.failed) continue;
+      if (!(ob.score > 0 && std::isfinite(ob.score)))
+        throw_invalid("history '" + h.name + "': score '" + format_double(ob.score) +
+                      "' must be a positive number");
+      last[ob.index] = ob.score;
+    }
+    const std::uint64_t seed = seeds.next();
+    if (last.size() < 2) continue;
+    const Eigen::Index nd = static_cast<Eigen::Index>(last.size());
+    Eigen::MatrixXd X(nd, Xall.cols());
+    Eigen::VectorXd y(nd);
+    Eigen::Index r = 0;
+    for (const auto &[i, s] : last) {
+      X.row(r) = Xall.row(static_cast<Eigen::Index>(i));
+      y[r++] = std::log(s);
+    }
+    const double mean = y.mean();
+    double sd = std::sqrt((y.array() - mean).square().mean());
+    if (!(sd > 1e-12)) sd = 1.0;
+    GpFitOptions gpo = o.gp;
+    gpo.seed = seed;
+    if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
+    gpo.linear = o.linear_trend;
+    const GaussianProcess gp = GaussianProcess::fit(X, (y.array() - mean) / sd, cs.groups(), gpo);
+    Eigen::VectorXd m, v;
+    gp.predict(Xall, &m, &v);
+    ws->names.push_back(h.name);
+    ws->mean.push_back(std::move(m));
+    ws->var.push_back(v.cwiseMax(0.0) + Eigen::VectorXd::Constant(v.size(), gp.noise_var()));
+  }
+  return ws;
+}
+
+std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
+                                 const std::vector<Eigen::VectorXd> &base_var,
+                                 const Eigen::VectorXd &y, const Eigen::VectorXd &loo_mean,
+                                 const Eigen::VectorXd &loo_var, std::uint64_t seed, bool ties_to_own,
+                                 int samples) {
+  const std::size_t nb = base_mean.size();
+  std::vector<double> w(nb + 1, 0.0);
+  const bool target = loo_mean.size() == y.size() && y.size() >= 2;
+  if (y.size() < 2) {
+    // Nothing to rank: the bases share the weight (the target has no model yet).
+    if (nb == 0) {
+      w[0] = 1.0;
+      return w;
+    }
+    for (std::size_t b = 0; b < nb; ++b) w[b] = 1.0 / static_cast<double>(nb);
+    return w;
+  }
+  Rng rng(seed, kStreamRgpe);
+  const std::size_t models = nb + (target ? 1 : 0);
+  std::vector<std::vector<std::size_t>> loss(models, std::vector<std::size_t>(samples));
+  Eigen::VectorXd s(y.size());
+  for (int k = 0; k < samples; ++k)
+    for (std::size_t b = 0; b < models; ++b) {
+      const bool own = b == nb;
+      const Eigen::VectorXd &m = own ? loo_mean : base_mean[b];
+      const Eigen::VectorXd &v = own ? loo_var : base_var[b];
+      for (Eigen::Index j = 0; j < y.size(); ++j)
+        s[j] = m[j] + std::sqrt(std::max(v[j], 0.0)) * rng.normal();
+      loss[b][static_cast<std::size_t>(k)] = ranking_loss(s, y);
+    }
+  // Weight dilution: drop a base whose median loss is above the target's 95th percentile.
+  std::vector<bool> kept(models, true);
+  if (target) {
+    std::vector<std::size_t> own = loss[nb];
+    std::sort(own.begin(), own.end());
+    const std::size_t p95 = own[std::min<std::size_t>(
+        own.size() - 1, static_cast<std::size_t>(std::ceil(0.95 * own.size())) - 1)];
+    for (std::size_t b = 0; b < nb; ++b) {
+      std::vector<std::size_t> l = loss[b];
+      std::nth_element(l.begin(), l.begin() + static_cast<std::ptrdiff_t>(l.size() / 2), l.end());
+      if (l[l.size() / 2] > p95) kept[b] = false;
+    }
+  }
+  for (int k = 0; k < samples; ++k) {
+    // ties_to_own: a draw in which the target's own model is among the lowest losses is the
+    // target's alone (a base model must order the trials strictly better to win it).
+    if (ties_to_own && target) {
+      std::size_t lo = SIZE_MAX;
+      for (std::size_t b = 0; b < models; ++b)
+        if (kept[b]) lo = std::min(lo, loss[b][static_cast<std::size_t>(k)]);
+      if (loss[nb][static_cast<std::size_t>(k)] == lo) {
+        w[nb] += 1.0 / static_cast<double>(samples);
+        continue;
+      }
+    }
+    std::size_t lo = SIZE_MAX, ties = 0;
+    for (std::size_t b = 0; b < models; ++b)
+      if (kept[b]) lo = std::min(lo, loss[b][static_cast<std::size_t>(k)]);
+    for (std::size_t b = 0; b < models; ++b) ties += kept[b] && loss[b][static_cast<std::size_t>(k)] == lo;
+    for (std::size_t b = 0; b < models; ++b)
+      if (kept[b] && loss[b][static_cast<std::size_t>(k)] == lo)
+        w[b] += 1.0 / static_cast<double>(ties * static_cast<std::size_t>(samples));
+  }
+  return w;
+}
+
+}  // namespace autotune

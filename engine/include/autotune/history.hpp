@@ -1,0 +1,89 @@
+// Warm start: other problems' measurements as a prior for a new search (RGPE: Feurer, Letham &
+// Bakshy, "Scalable meta-learning for Bayesian optimization using ranking-weighted Gaussian
+// process ensembles", AutoML workshop 2018).
+//
+// Each history problem gets a Gaussian process of its own (a base model) on its standardized log
+// scores.  prepare_warm_start() fits the base models and predicts them at every candidate of the
+// target once, outside the proposal step (autotune ingest and autotune replay do it when they
+// load the history); propose() then combines them with the target's own model, by
+// EngineOptions::history_mode:
+//   taf (default)  a(x) = w_t EI_t(x) + sum_i w_i max(best_i - mean_i(x), 0), the target's
+//                  expected improvement (standardized) plus each base's predicted improvement
+//                  over its own prediction of the target's best trial (the transfer acquisition
+//                  function, Wistuba, Schilling & Schmidt-Thieme, Machine Learning 2018): the
+//                  target's uncertainty keeps driving exploration, which the ensemble below
+//                  loses when the bases observed every candidate (their variance is the noise);
+//   rgpe           EI on mean(x) = sum_i w_i mean_i(x), var(x) = sum_i w_i^2 var_i(x)
+//                  (i over bases and the target);
+// with weights from a ranking loss: for S seeded draws from each model's predictions at the
+// target's successful trials (the target's own model leave-one-out), the number of pairs of
+// trials it orders differently from the measurements (failed trials rank after every success);
+// w_i is the share of draws in which model i
+// has the lowest loss (ties shared, or the target's own when it is among them:
+// EngineOptions::history_ties_to_own).  A base model whose median loss is above the 95th
+// percentile of the target's own is dropped (the paper's guard against weight dilution), so a
+// history that orders the trials no better than the target's model itself gets no weight once
+// the target has a few trials.  Before the target has two successful trials, the bases share the
+// weight equally and the proposal is the untried candidate with the lowest ensemble mean
+// (weighted by the probability that it runs, when trials failed).
+//
+// History problems must describe their configurations like the target's (the same feature
+// columns): map_history() keeps the observations whose candidate has a label (candidates.hpp)
+// in the target's set, and drops the others.
+//
+// Thread safety: a WarmStart is immutable once prepared; pure functions.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autotune/candidates.hpp"
+#include "autotune/design.hpp"
+#include "autotune/observation.hpp"
+
+namespace autotune {
+
+struct HistoryProblem {
+  std::string name;
+  std::vector<Observation> done;  // indices into the target's candidate set
+};
+
+struct WarmStart {
+  std::vector<std::string> names;  // the history problems with a base model (>= 2 successes)
+  // Per base model: the predictive mean and variance of the standardized log score at every
+  // candidate of the target (candidates.size()).
+  std::vector<Eigen::VectorXd> mean, var;
+  std::size_t candidates = 0;
+  std::size_t size() const { return names.size(); }
+};
+
+// The observations of `history` (on candidates `from`) whose candidate label is one of `to`,
+// re-indexed into `to`.
+std::vector<Observation> map_history(const CandidateSet &from, const std::vector<Observation> &done,
+                                     const CandidateSet &to);
+
+// Fits one base model per history problem with at least two distinct successful candidates
+// (the others are left out) and predicts it at every candidate.  Uses options.gp,
+// options.input_warping and options.linear_trend as the target's model does, and a seed derived
+// from options.seed.  Throws Error(invalid_argument) for an index out of range or a score that
+// is not a positive number.  Cost: one GP fit and one prediction over the candidates per problem.
+std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &candidates,
+                                                    const std::vector<HistoryProblem> &history,
+                                                    const EngineOptions &options);
+
+// The RGPE weights: `base_at` (bases x n) are the base models' means and variances at the
+// target's n successful observations `y` (standardized), loo_mean / loo_var the target model's
+// leave-one-out predictions there (empty: no target model yet).  Returns bases + 1 weights
+// summing to 1, the target's last.  With ties_to_own, a draw in which the target's model ties
+// for the lowest loss is the target's (EngineOptions::history_ties_to_own).  Deterministic for a
+// seed.
+std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
+                                 const std::vector<Eigen::VectorXd> &base_var,
+                                 const Eigen::VectorXd &y, const Eigen::VectorXd &loo_mean,
+                                 const Eigen::VectorXd &loo_var, std::uint64_t seed,
+                                 bool ties_to_own = false, int samples = 64);
+
+}  // namespace autotune

@@ -1,0 +1,173 @@
+// Warm start (history.hpp) and exploration (EngineOptions::explore): what a search gains from a
+// related history, that a misleading one costs little, and that exploration proposals are made.
+#include "autotune/history.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include "autotune/error.hpp"
+#include "autotune/optimizer.hpp"
+#include "autotune/rng.hpp"
+
+using namespace autotune;
+
+namespace {
+
+struct Grid {
+  CandidateSet cs;
+  std::vector<double> x, y;
+  explicit Grid(int n) {
+    FeatureColumn fx{"x", Scale::linear, {}, {}}, fy{"y", Scale::linear, {}, {}};
+    for (int i = 1; i <= n; ++i)
+      for (int j = 1; j <= n; ++j) {
+        fx.numbers.push_back(i);
+        fy.numbers.push_back(j);
+      }
+    x = fx.numbers;
+    y = fy.numbers;
+    cs = CandidateSet({fx, fy});
+  }
+  double score(size_t i, double a, double b) const {
+    return 1.0 + 0.1 * ((x[i] - a) * (x[i] - a) + (y[i] - b) * (y[i] - b));
+  }
+  size_t argmin(double a, double b) const {
+    size_t best = 0;
+    for (size_t i = 0; i < cs.size(); ++i)
+      if (score(i, a, b) < score(best, a, b)) best = i;
+    return best;
+  }
+};
+
+HistoryProblem full_history(const Grid &g, double a, double b, const std::string &name) {
+  HistoryProblem h;
+  h.name = name;
+  for (size_t i = 0; i < g.cs.size(); ++i) h.done.push_back(Observation::ok(i, g.score(i, a, b)));
+  return h;
+}
+
+// Trials until the optimum of (a, b) is tried, with options o (at most `budget`).
+size_t trials_to_optimum(const Grid &g, double a, double b, const EngineOptions &o, size_t budget) {
+  std::vector<Observation> done;
+  const size_t target = g.argmin(a, b);
+  for (size_t t = 0; t < budget; ++t) {
+    const Proposal p = propose(g.cs, done, {}, 1, o);
+    if (p.indices.empty()) break;
+    done.push_back(Observation::ok(p.indices[0], g.score(p.indices[0], a, b)));
+    if (p.indices[0] == target) return t + 1;
+  }
+  return budget + 1;
+}
+
+}  // namespace
+
+class WarmStartModes : public ::testing::TestWithParam<EngineOptions::HistoryMode> {};
+INSTANTIATE_TEST_SUITE_P(RgpeAndTaf, WarmStartModes,
+                         ::testing::Values(EngineOptions::HistoryMode::rgpe,
+                                           EngineOptions::HistoryMode::taf));
+
+TEST_P(WarmStartModes, RelatedHistoryFindsTheOptimumAtOnce) {
+  const Grid g(12);
+  EngineOptions o;
+  o.explore = Explore::none;
+  o.history_mode = GetParam();
+  o.history = prepare_warm_start(g.cs, {full_history(g, 3.2, 7.1, "a"), full_history(g, 2.8, 6.9, "b")}, o);
+  ASSERT_EQ(o.history->size(), 2u);
+  // The first proposal is the history's optimum, without an initial design.
+  const Proposal p = propose(g.cs, {}, {}, 1, o);
+  ASSERT_EQ(p.indices.size(), 1u);
+  EXPECT_EQ(p.indices[0], g.argmin(3, 7));
+  ASSERT_EQ(p.history_weights.size(), 2u);
+  EXPECT_NEAR(p.history_weights[0] + p.history_weights[1] + p.own_weight, 1.0, 1e-9);
+  EXPECT_LE(trials_to_optimum(g, 3, 7, o, 20), 2u);
+}
+
+TEST_P(WarmStartModes, MisleadingHistoryLosesItsWeightAndCostsLittle) {
+  const Grid g(12);
+  EngineOptions cold;
+  cold.explore = Explore::none;
+  cold.history_mode = GetParam();
+  EngineOptions warm = cold;
+  // A history whose optimum is in the opposite corner, and one with the scores shuffled.
+  HistoryProblem shuffled = full_history(g, 3, 7, "shuffled");
+  Rng rng(5);
+  for (size_t i = shuffled.done.size(); i > 1; --i)
+    std::swap(shuffled.done[i - 1].score, shuffled.done[rng.below(i)].score);
+  warm.history = prepare_warm_start(g.cs, {full_history(g, 11, 1, "opposite"), shuffled}, warm);
+  size_t sum_cold = 0, sum_warm = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    cold.seed = warm.seed = seed;
+    sum_cold += trials_to_optimum(g, 3, 7, cold, 30);
+    sum_warm += trials_to_optimum(g, 3, 7, warm, 30);
+  }
+  // The first two trials follow the history (the target has no model yet); after them, a
+  // misleading history costs at most one more trial a search on average.
+  EXPECT_LE(sum_warm, sum_cold + 18) << "cold " << sum_cold << ", warm " << sum_warm;
+  // Once the target has a few trials, its own model carries the weight.
+  std::vector<Observation> done;
+  for (size_t i : {0u, 30u, 77u, 100u, 143u, 50u})
+    done.push_back(Observation::ok(i, g.score(i, 3, 7)));
+  const Proposal p = propose(g.cs, done, {}, 1, warm);
+  EXPECT_GT(p.own_weight, 0.5);
+  // Ties of the ranking go to the target's own model when asked.
+  warm.history_ties_to_own = true;
+  EXPECT_GE(propose(g.cs, done, {}, 1, warm).own_weight, p.own_weight);
+}
+
+TEST(WarmStart, RgpeWeightsRankTheModels) {
+  Eigen::VectorXd y(5), good(5), bad(5), var = Eigen::VectorXd::Constant(5, 1e-4);
+  y << 0, 1, 2, 3, 4;
+  good << 0.1, 0.9, 2.2, 2.9, 4.1;
+  bad << 4, 3, 2, 1, 0;
+  const std::vector<double> w = rgpe_weights({good, bad}, {var, var}, y, Eigen::VectorXd(),
+                                             Eigen::VectorXd(), 1);
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_DOUBLE_EQ(w[0], 1.0);
+  EXPECT_DOUBLE_EQ(w[1], 0.0);
+  // Before two observations, the bases share the weight.
+  const std::vector<double> u =
+      rgpe_weights({good, bad}, {var, var}, Eigen::VectorXd(1), Eigen::VectorXd(), Eigen::VectorXd(), 1);
+  EXPECT_DOUBLE_EQ(u[0], 0.5);
+  EXPECT_DOUBLE_EQ(u[1], 0.5);
+  EXPECT_DOUBLE_EQ(u[2], 0.0);
+}
+
+TEST(WarmStart, MapHistoryKeepsTheCandidatesOfTheTarget) {
+  const Grid big(4), small(3);
+  HistoryProblem h = full_history(big, 1, 1, "big");
+  const std::vector<Observation> m = map_history(big.cs, h.done, small.cs);
+  EXPECT_EQ(m.size(), small.cs.size());
+  for (const auto &ob : m) EXPECT_EQ(small.cs.label(ob.index), small.cs.label(ob.index));
+  std::vector<Observation> out_of_range{Observation::ok(99, 1.0)};
+  EXPECT_THROW(map_history(big.cs, out_of_range, small.cs), Error);
+  // A warm start for another candidate set is refused.
+  EngineOptions o;
+  o.history = prepare_warm_start(big.cs, {h}, o);
+  EXPECT_THROW(propose(small.cs, {}, {}, 1, o), Error);
+}
+
+TEST(Explore, ScheduledShareOfProposalsExplores) {
+  const Grid g(10);
+  EngineOptions o;
+  o.explore = Explore::spacefill;
+  o.explore_share = 0.5;
+  std::vector<Observation> done;
+  size_t explored = 0;
+  for (size_t t = 0; t < 11; ++t) {
+    const Proposal p = propose(g.cs, done, {}, 1, o);
+    ASSERT_EQ(p.indices.size(), 1u);
+    explored += p.explored;
+    done.push_back(Observation::ok(p.indices[0], g.score(p.indices[0], 3, 7)));
+  }
+  // Trials 4..11 after an initial design of 3: every second one explores.
+  EXPECT_EQ(explored, 4u);
+  o.explore = Explore::none;
+  EXPECT_EQ(propose(g.cs, done, {}, 1, o).explored, 0u);
+  o.explore_share = 1.5;
+  EXPECT_THROW(propose(g.cs, done, {}, 1, o), Error);
+  EXPECT_EQ(parse_explore("--explore", "random"), Explore::random);
+  EXPECT_THROW(parse_explore("--explore", "thompson"), Error);
+}
