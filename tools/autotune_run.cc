@@ -58,7 +58,10 @@ const char kUsage[] =
     "wall time of its run (--autotune-metric).  APP exiting non-zero is a failed trial.\n\n"
     "From the batch script or from inside a step alike: `srun autotune-run APP' launches APP once,\n"
     "from the step's task 0, with a step of its own that shares the enclosing step's resources\n"
-    "(srun --overlap); the other tasks exit at once.\n\n"
+    "(srun --overlap); the other tasks exit at once.  So does a workflow manager's step (Snakemake's\n"
+    "srun -n1 ... snakemake --jobstep).  From inside a step srun waits at most AUTOTUNE_STEP_WAIT\n"
+    "seconds (default 60) for Slurm to create the app's step (srun --immediate); when it cannot,\n"
+    "autotune-run says why and fails (a failed trial) instead of waiting until the time limit.\n\n"
     "With --autotune-mode=steps the job tunes itself inside its allocation: submit it with an\n"
     "upper bound (e.g. sbatch -N4 --exclusive --mem=0); autotune-run profiles the first K batches\n"
     "of the class's configurations that fit as job steps (srun --mpi=pmix -N -n -c --mem-per-cpu,\n"
@@ -194,6 +197,11 @@ int main(int argc, char **argv) {
   // that step, with a step of its own that shares the enclosing step's resources (srun --overlap,
   // run_step.cc); the step's other tasks have nothing to do and exit at once with status 0.
   if (inside_step()) {
+    try {
+      step_wait_s();
+    } catch (const Error &e) {
+      usage_error(e.what());
+    }
     const char *procid = std::getenv("SLURM_PROCID");
     if (procid && std::strcmp(procid, "0") != 0) return 0;
     const char *m = env("AUTOTUNE_MODE");
