@@ -3,10 +3,12 @@
 #   engine/libautotune_search.la  the search problem without a model: configurations, the
 #                                 configuration space, candidate encoding, the gamma objective,
 #                                 stopping rules, strategies, the engine's autotune.conf section,
-#                                 and the initial design (design.hpp: propose_design)
+#                                 the initial design (design.hpp: propose_design), and workflow
+#                                 files and their stages (workflow.hpp)
 #   engine/libautotune_engine.la  the model and everything that proposes with it: the Gaussian
 #                                 process, expected improvement, propose(), vectorized exp/erfc
-#                                 (libmvec), CSV tables and offline replay
+#                                 (libmvec), CSV tables, offline replay, and the search of a
+#                                 workflow's configurations (workflow_search.hpp)
 # The second needs the first; neither folds the other in.
 noinst_LTLIBRARIES += engine/libautotune_search.la
 engine_libautotune_search_la_SOURCES = \
@@ -20,6 +22,7 @@ engine_libautotune_search_la_SOURCES = \
 	engine/include/autotune/space.hpp \
 	engine/include/autotune/stopping.hpp \
 	engine/include/autotune/strategy.hpp \
+	engine/include/autotune/workflow.hpp \
 	engine/candidates.cc \
 	engine/config.cc \
 	engine/design.cc \
@@ -27,8 +30,9 @@ engine_libautotune_search_la_SOURCES = \
 	engine/objective.cc \
 	engine/space.cc \
 	engine/stopping.cc \
-	engine/strategy.cc
-engine_libautotune_search_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) -DEIGEN_NO_DEBUG
+	engine/strategy.cc \
+	engine/workflow.cc
+engine_libautotune_search_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(JSON_CFLAGS) -DEIGEN_NO_DEBUG
 
 noinst_LTLIBRARIES += engine/libautotune_engine.la
 engine_libautotune_engine_la_SOURCES = \
@@ -38,12 +42,16 @@ engine_libautotune_engine_la_SOURCES = \
 	engine/include/autotune/replay.hpp \
 	engine/include/autotune/table.hpp \
 	engine/include/autotune/vector_math.hpp \
+	engine/include/autotune/workflow_replay.hpp \
+	engine/include/autotune/workflow_search.hpp \
 	engine/acquisition.cc \
 	engine/gp.cc \
 	engine/optimizer.cc \
 	engine/replay.cc \
 	engine/table.cc \
-	engine/vector_math.cc
+	engine/vector_math.cc \
+	engine/workflow_replay.cc \
+	engine/workflow_search.cc
 # Eigen's internal index checks slow the inner loops of the proposal step; the engine checks
 # its shapes at its own edges.
 engine_libautotune_engine_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) -DEIGEN_NO_DEBUG
@@ -62,7 +70,9 @@ tests_unit_engine_test_SOURCES = \
 	tests/unit/replay_test.cc \
 	tests/unit/space_test.cc \
 	tests/unit/stopping_test.cc \
-	tests/unit/vector_math_test.cc
+	tests/unit/vector_math_test.cc \
+	tests/unit/workflow_search_test.cc \
+	tests/unit/workflow_test.cc
 tests_unit_engine_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(GTEST_CFLAGS)
 tests_unit_engine_test_LDADD = $(AT_ENGINE) $(AT_CONF_LIBS) $(GTEST_LIBS)
 TESTS += tests/unit/engine_test

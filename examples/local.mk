@@ -25,3 +25,6 @@ EXTRA_DIST += examples/ssp_hello.cc
 # PyTorch DistributedDataParallel on Fashion-MNIST (CPU, gloo), tuned by autotune-run
 # (tests/integration/pytorch.test); needs Debian's python3-torch.
 EXTRA_DIST += examples/pytorch/train_ddp.py examples/pytorch/README.md
+
+# Workflow files of scout-dev.csv problems, for autotune replay --workflow (bench/workflow-replay).
+EXTRA_DIST += examples/workflows

@@ -44,6 +44,8 @@ const char kHelp[] =
     "  --time-column NAME     measured time (default time_s)\n"
     "  --cost-column NAME     cost of the run = rate x nodes x time (default cost)\n"
     "  --ok-column NAME       1 = completed, 0 = failed or timed out (default ok)\n"
+    "  --workflow FILE        replay workflows of the table's problems instead (see\n"
+    "                         autotune replay --workflow FILE --help)\n"
     "Search:\n"
     "  --gamma G              objective: 0 fastest .. 1 cheapest (default 0.5)\n"
     "  --strategy LIST        bo, random, exhaustive, comma-separated to compare side by side\n"
@@ -255,7 +257,12 @@ void print_trace(const ReplayProblem &p, const EngineOptions &o, const ReplayRun
 
 }  // namespace
 
-int cmd_replay(const Caller &, int argc, char **argv) {
+// Workflows (DAGs of functions, each a problem of the table): cmd_replay_workflow.cc.
+int cmd_replay_workflow(const Caller &, int argc, char **argv);
+
+int cmd_replay(const Caller &caller, int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind("--workflow", 0) == 0) return cmd_replay_workflow(caller, argc, argv);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--help") {
       std::fputs(kHelp, stdout);

@@ -7,6 +7,7 @@ tools_autotune_SOURCES = \
 	tools/cmd_admin.cc \
 	tools/cmd_ingest.cc \
 	tools/cmd_replay.cc \
+	tools/cmd_replay_workflow.cc \
 	tools/cmd_show.cc \
 	tools/cmd_status.cc \
 	tools/commands.hpp \
@@ -28,6 +29,8 @@ TESTS += tests/unit/cli_test
 # The dispatcher and replay's handling of bad input, as a user runs them.
 TESTS += tests/unit/replay_cli.sh
 EXTRA_DIST += tests/unit/replay_cli.sh
+TESTS += tests/unit/replay_workflow_cli.sh
+EXTRA_DIST += tests/unit/replay_workflow_cli.sh
 
 # `autotune' is installed setuid to SlurmUser when `make install' runs as root without DESTDIR,
 # so that users can read their own rows of a store they cannot open (see tools/cli.hpp).

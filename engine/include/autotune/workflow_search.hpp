@@ -1,0 +1,159 @@
+// The search of a workflow's configurations: given the runs so far, the configuration of every
+// function for the next run.  One trial is one run of the whole workflow (workflow.hpp).
+//
+// Score of a run (objective.hpp): (1 - gamma) * T / T_ref + gamma * C / C_ref with T the run's
+// critical path and C the sum of its functions' costs; a run in which any function failed has
+// no score.  T_ref and C_ref come from WorkflowSearchOptions::reference, else from the first run
+// that succeeded (objective.hpp's rule: a score never moves when later runs are added).
+//
+// Strategies:
+//  stage     Each function has its own Gaussian process of log time (gp.hpp; cost = rate x time
+//            when the rate of each candidate is known, else a second GP of log cost).  The first
+//            `initial_runs` runs take each function's initial design (design.hpp).  Afterwards
+//            (acquisition ei, the default) the base is the best combination of the configurations
+//            measured so far: each stage chosen exactly for its term of the score,
+//            (1 - gamma) max_f t_f / T_ref + gamma sum_f c_f / C_ref, by trying each measured time
+//            as the stage's time T and giving every function its cheapest measured configuration
+//            within T; for a DAG that is not fork-join (Stages::exact false) then refined by
+//            coordinate descent on the run's critical path.  Every function then takes the
+//            candidate of largest expected improvement of the whole run's score with the other
+//            functions at the base: the score as a function of one function's time t is
+//            a max(t + L, C0) + b rate t (L the longest path through it without its own time, C0
+//            the critical path without it), so a function off the critical path gains nothing
+//            from being faster than its slack and its expected improvement comes from cost.  The
+//            expectation under the GP's log-normal prediction has a closed form.  All functions
+//            explore in the same run (their measurements do not depend on each other).  A choice
+//            that repeats a past run moves the function whose best unmeasured candidate has the
+//            largest expected improvement; the ei rule of stopping.hpp applies to the sum of the
+//            functions' largest expected improvements.
+//            Acquisitions lcb and thompson (for comparison) instead choose each stage jointly
+//            from optimistic times, exp(mu - kappa sd) or one posterior draw, with the same
+//            exact stage solution; a choice that repeats a past run is retried with kappa
+//            doubled (up to 4 times), and one that still repeats stops the search (rule ei).
+//  function  Each function tuned alone by propose() (optimizer.hpp) with the workflow's gamma on
+//            its own score, normalized by its own first measurement.
+//  flat      One propose() over the joint configuration (every function's encoded features side
+//            by side), on a pool of the runs so far plus `flat_pool` seeded random joint
+//            configurations (the joint space is too large to enumerate).
+//  random    Each function's candidate uniformly at random.
+// Stopping (all strategies): the budget in runs (options.stop.budget) and the improvement rule of
+// stopping.hpp over the runs' scores; the ei rule as described for stage; "exhausted" when
+// every configuration of every function has been measured.
+//
+// Cost of one proposal: one GP fit per function (two without rates) on its measurements, O(n)
+// per function for the expected improvements of its n candidates, and O(m n log n) for a stage
+// of m functions (bench/README.md, "Workflows", has the time of one proposal).
+//
+// Thread safety: pure; deterministic for a seed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/candidates.hpp"
+#include "autotune/design.hpp"
+#include "autotune/objective.hpp"
+#include "autotune/stopping.hpp"
+#include "autotune/workflow.hpp"
+
+namespace autotune {
+
+enum class WorkflowStrategy { stage, function, flat, random };
+// "stage", "function", "flat", "random".
+const char *workflow_strategy_name(WorkflowStrategy s);
+// Throws Error(invalid_argument) naming `field` and the allowed names.
+WorkflowStrategy parse_workflow_strategy(std::string_view field, std::string_view name);
+
+// What one function may run on.
+struct FunctionCandidates {
+  CandidateSet candidates;  // e.g. CandidateSet::from_candidates(enumerate(space, inventory))
+  // Optional: the cost of one second on each candidate (billing rate x nodes; Candidate's
+  // billing_rate), so that cost = rate x time.  Empty: the cost is modelled from measurements.
+  std::vector<double> rate;
+};
+
+// One function's measurement in one run.
+struct FunctionMeasurement {
+  std::size_t candidate = 0;  // index into its FunctionCandidates::candidates
+  bool failed = false;        // failed or timed out
+  double time = 0;            // > 0 unless failed
+  double cost = 0;            // > 0 unless failed
+};
+
+// One run of the workflow: one measurement per function, in the workflow's order.
+struct WorkflowRun {
+  std::vector<FunctionMeasurement> functions;
+  bool ok() const;  // no function failed
+};
+// The run's time (critical path) and cost (sum).  Precondition: run.ok().
+double workflow_run_time(const Workflow &w, const WorkflowRun &run);
+double workflow_run_cost(const WorkflowRun &run);
+
+struct WorkflowSearchOptions {
+  WorkflowStrategy strategy = WorkflowStrategy::stage;
+  std::uint64_t seed = 1;
+  std::size_t initial_runs = 3;  // runs of the initial design (stage, function, flat)
+  double kappa = 1.0;            // optimism of acquisitions lcb and thompson, in std. deviations
+  // How the stage strategy chooses (see above): ei (the default), or the whole stage at once
+  // from optimistic times: lcb (exp(mu - kappa sd)) or thompson (one draw from each function's
+  // posterior, its spread scaled by kappa).
+  enum class Acquisition { ei, lcb, thompson };
+  Acquisition acquisition = Acquisition::ei;
+  // ei: the expected improvement of the log score instead of the score (with the margin
+  // engine.xi in standard deviations of the function's log time).
+  bool log_ei = false;
+  std::size_t flat_pool = 1000;  // random joint configurations of the flat strategy's pool
+  StoppingOptions stop;          // budget: runs of the whole workflow (Workflow::budget)
+  // T_ref and C_ref of the workflow score; unset: the first run that succeeded.
+  std::optional<Reference> reference;
+  // The model options of the per-function GPs (gp, input_warping, linear_trend, xi) and of
+  // propose() for the function and flat strategies; its strategy, seed, stop and budget are set
+  // from the fields above.
+  EngineOptions engine;
+  // Throws Error(invalid_argument) for initial_runs = 0, kappa < 0, flat_pool = 0, bad stop.
+  void validate() const;
+};
+
+// The options of a workflow's search from the file: gamma is the file's, budget its budget.
+WorkflowSearchOptions workflow_search_options(const Workflow &w);
+
+struct FunctionProposal {
+  std::size_t candidate = 0;
+  std::size_t stage = 0;
+  // The model's prediction of this candidate (NaN when it has no model yet: initial design,
+  // random): the mean and standard deviation of the time, and the mean cost.
+  double time = std::numeric_limits<double>::quiet_NaN();
+  double time_std = std::numeric_limits<double>::quiet_NaN();
+  double cost = std::numeric_limits<double>::quiet_NaN();
+  std::string reason;  // one line: why this candidate
+};
+
+struct WorkflowProposal {
+  // One per function, in the workflow's order; empty when the search stopped.
+  std::vector<FunctionProposal> functions;
+  StopDecision stop;
+  bool stopped() const { return stop.stopped(); }
+  // The best run so far (index into runs) and its score, if any run succeeded.
+  std::optional<std::size_t> best_run;
+  double best_score = std::numeric_limits<double>::quiet_NaN();
+  Reference reference;  // valid once a run succeeded or options.reference is set
+  // The proposal's predicted run time (critical path of the predicted times), cost and score
+  // (NaN without models for every function).
+  double time = std::numeric_limits<double>::quiet_NaN();
+  double cost = std::numeric_limits<double>::quiet_NaN();
+  double score = std::numeric_limits<double>::quiet_NaN();
+};
+
+// The next run's configuration of every function.  `functions` and every run hold one entry per
+// function of `w`, in its order.  Throws Error(invalid_argument) when the shapes disagree, a
+// candidate index is out of range, a measurement of a successful function is not positive, or
+// a rate is negative; never for a valid history.
+WorkflowProposal propose_workflow(const Workflow &w, const std::vector<FunctionCandidates> &functions,
+                                  const std::vector<WorkflowRun> &runs,
+                                  const WorkflowSearchOptions &options);
+
+}  // namespace autotune

@@ -1,0 +1,263 @@
+// The workflow search and its replay: valid proposals, stopping, the exact optimum.
+#include "autotune/workflow_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "autotune/error.hpp"
+#include "autotune/table.hpp"
+#include "autotune/workflow_replay.hpp"
+
+using namespace autotune;
+
+namespace {
+
+// Three problems of five configurations: time falls and the rate grows with nodes, at different
+// speeds, so the cheapest and the fastest configuration differ per problem.
+std::string table_text() {
+  std::string t = "w,nodes,size,time_s,cost,ok\n";
+  const char *names[] = {"a", "b", "c", "d"};
+  const double base[] = {100, 300, 60, 200};
+  const double par[] = {0.9, 0.5, 0.2, 0.7};  // parallel fraction
+  for (int p = 0; p < 4; ++p)
+    for (int n : {1, 2, 4, 8, 16}) {
+      const double time = base[p] * ((1 - par[p]) + par[p] / n);
+      const double rate = 0.01 * n;
+      char row[128];
+      std::snprintf(row, sizeof row, "%s,%d,%d,%.6g,%.6g,1\n", names[p], n, n * 2, time, rate * time);
+      t += row;
+    }
+  return t;
+}
+
+struct Fixture {
+  Table table = Table::parse_csv(table_text(), "t.csv");
+  std::vector<ReplayProblem> problems;
+  Fixture() {
+    ReplaySpec spec;
+    spec.group = "w";
+    spec.features = {"nodes", "size"};
+    problems = load_problems(table, spec);
+  }
+};
+
+const char kForkJoin[] = R"({"workflow": "fj", "gamma": 0.5, "budget": 12, "functions": [
+  {"name": "s", "problem": "a"},
+  {"name": "x", "after": ["s"], "problem": "b"},
+  {"name": "y", "after": ["s"], "problem": "c"},
+  {"name": "e", "after": ["x", "y"], "problem": "d"}]})";
+
+// Not fork-join: x -> z -> e, y -> e; y shares stage 1 with x but z does not wait for it.
+const char kDag[] = R"({"workflow": "dag", "gamma": 0.5, "budget": 12, "functions": [
+  {"name": "s", "problem": "a"},
+  {"name": "x", "after": ["s"], "problem": "b"},
+  {"name": "y", "after": ["s"], "problem": "c"},
+  {"name": "z", "after": ["x"], "problem": "d"},
+  {"name": "e", "after": ["z", "y"], "problem": "a"}]})";
+
+// The optimum by trying every combination of rows.
+double brute_force(const WorkflowReplay &r, double gamma) {
+  const std::size_t nf = r.functions.size();
+  std::vector<std::size_t> c(nf, 0);
+  double best = INFINITY;
+  for (;;) {
+    best = std::min(best, workflow_replay_score(r, c, gamma));
+    std::size_t f = 0;
+    while (f < nf && ++c[f] == r.functions[f].candidates.size()) c[f++] = 0;
+    if (f == nf) break;
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST(WorkflowOptimum, ExactOnATinyTable) {
+  Fixture fx;
+  for (const char *text : {kForkJoin, kDag})
+    for (double gamma : {0.0, 0.3, 0.5, 0.7, 1.0}) {
+      Workflow w = Workflow::parse(text);
+      w.gamma = gamma;
+      const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+      const WorkflowOptimum opt = workflow_optimum(r, gamma);
+      EXPECT_EQ(opt.stage_by_stage, cut_stages(w).exact) << w.name;
+      EXPECT_NEAR(opt.score, brute_force(r, gamma), 1e-12) << w.name << " gamma " << gamma;
+      EXPECT_NEAR(workflow_replay_score(r, opt.choice, gamma), opt.score, 1e-12);
+    }
+}
+
+TEST(WorkflowOptimum, ReferenceIsFastestAndCheapest) {
+  Fixture fx;
+  const WorkflowReplay r = make_workflow_replay(Workflow::parse(kForkJoin), fx.problems);
+  // Fastest: 16 nodes each; a 100*(0.1+0.9/16) + max(b, c) + d.
+  const double ta = 100 * (0.1 + 0.9 / 16), tb = 300 * (0.5 + 0.5 / 16),
+               tc = 60 * (0.8 + 0.2 / 16), td = 200 * (0.3 + 0.7 / 16);
+  EXPECT_NEAR(r.reference.time, ta + std::max(tb, tc) + td, 1e-3);
+  // A rate per candidate: cost / time.
+  ASSERT_EQ(r.functions[0].rate.size(), 5u);
+  EXPECT_NEAR(r.functions[0].rate[4], 0.16, 1e-9);
+}
+
+TEST(WorkflowSearch, ProposesAValidConfigurationForEveryFunction) {
+  Fixture fx;
+  for (const char *text : {kForkJoin, kDag})
+    for (auto strategy : {WorkflowStrategy::stage, WorkflowStrategy::function,
+                          WorkflowStrategy::flat, WorkflowStrategy::random}) {
+      const Workflow w = Workflow::parse(text);
+      const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+      WorkflowSearchOptions o = workflow_search_options(w);
+      o.strategy = strategy;
+      o.flat_pool = 50;
+      std::vector<WorkflowRun> runs;
+      for (int k = 0; k < 6; ++k) {
+        const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
+        if (p.stopped()) break;
+        ASSERT_EQ(p.functions.size(), w.functions.size());
+        WorkflowRun run;
+        for (std::size_t f = 0; f < w.functions.size(); ++f) {
+          const auto &fp = p.functions[f];
+          ASSERT_LT(fp.candidate, r.functions[f].candidates.size());
+          EXPECT_EQ(fp.stage, cut_stages(w).level[f]);
+          EXPECT_FALSE(fp.reason.empty());
+          const ReplayProblem &pr = *r.problems[f];
+          run.functions.push_back({fp.candidate, false, pr.time[fp.candidate], pr.cost[fp.candidate]});
+        }
+        runs.push_back(run);
+      }
+      EXPECT_GE(runs.size(), 4u) << workflow_strategy_name(strategy);
+    }
+}
+
+TEST(WorkflowSearch, StageProposalsCarryPredictionsAfterTheDesign) {
+  Fixture fx;
+  const Workflow w = Workflow::parse(kForkJoin);
+  const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+  WorkflowSearchOptions o = workflow_search_options(w);
+  std::vector<WorkflowRun> runs;
+  for (int k = 0; k < 3; ++k) {
+    const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
+    EXPECT_NE(p.functions[0].reason.find("initial design"), std::string::npos);
+    EXPECT_TRUE(std::isnan(p.functions[0].time));
+    WorkflowRun run;
+    for (std::size_t f = 0; f < 4; ++f) {
+      const std::size_t i = p.functions[f].candidate;
+      run.functions.push_back({i, false, r.problems[f]->time[i], r.problems[f]->cost[i]});
+    }
+    runs.push_back(run);
+  }
+  const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
+  ASSERT_FALSE(p.stopped()) << p.stop.reason;
+  ASSERT_TRUE(p.best_run);
+  EXPECT_TRUE(p.reference.valid());
+  for (const auto &fp : p.functions) {
+    EXPECT_GT(fp.time, 0);
+    EXPECT_GT(fp.cost, 0);
+    EXPECT_NE(fp.reason.find("stage "), std::string::npos) << fp.reason;
+  }
+  EXPECT_GT(p.score, 0);
+  // y (at most 60 s) runs beside x (at least 159 s): off the critical path, x on it.
+  EXPECT_NE(p.functions[2].reason.find("off the critical path by"), std::string::npos)
+      << p.functions[2].reason;
+  EXPECT_NE(p.functions[1].reason.find("on the critical path"), std::string::npos)
+      << p.functions[1].reason;
+}
+
+TEST(WorkflowSearch, OtherAcquisitionsProposeValidConfigurations) {
+  Fixture fx;
+  using A = WorkflowSearchOptions::Acquisition;
+  for (const char *text : {kForkJoin, kDag})
+    for (auto acq : {A::lcb, A::thompson}) {
+      const Workflow w = Workflow::parse(text);
+      const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+      WorkflowSearchOptions o = workflow_search_options(w);
+      o.acquisition = acq;
+      const ReplayRun run = replay_workflow_once(r, workflow_optimum(r, w.gamma), o);
+      EXPECT_GE(run.tried.size(), 4u);
+      EXPECT_TRUE(std::isfinite(run.best_ratio.back()));
+      EXPECT_GE(run.best_ratio.back(), 1.0);
+    }
+}
+
+TEST(WorkflowSearch, StageSearchFindsTheOptimumOfATinyTable) {
+  Fixture fx;
+  for (const char *text : {kForkJoin, kDag}) {
+    const Workflow w = Workflow::parse(text);
+    const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+    const WorkflowOptimum opt = workflow_optimum(r, w.gamma);
+    WorkflowSearchOptions o = workflow_search_options(w);
+    const ReplayRun run = replay_workflow_once(r, opt, o);
+    ASSERT_FALSE(run.best_ratio.empty());
+    EXPECT_LE(run.best_ratio.back(), 1.10) << w.name;
+  }
+}
+
+TEST(WorkflowSearch, StopsAtTheBudgetOfRuns) {
+  Fixture fx;
+  const Workflow w = Workflow::parse(kForkJoin);
+  const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+  const WorkflowOptimum opt = workflow_optimum(r, w.gamma);
+  WorkflowSearchOptions o = workflow_search_options(w);
+  o.strategy = WorkflowStrategy::random;
+  o.stop.budget = 5;
+  const ReplayRun run = replay_workflow_once(r, opt, o);
+  EXPECT_EQ(run.tried.size(), 5u);
+  EXPECT_EQ(run.stop.rule, StopRule::budget);
+  EXPECT_EQ(run.stop.reason, "the budget of 5 runs is spent");
+}
+
+TEST(WorkflowSearch, RefusesInconsistentInput) {
+  Fixture fx;
+  const Workflow w = Workflow::parse(kForkJoin);
+  const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+  const WorkflowSearchOptions o = workflow_search_options(w);
+  auto error_of = [&](const std::vector<FunctionCandidates> &fc, const std::vector<WorkflowRun> &runs) {
+    try {
+      propose_workflow(w, fc, runs, o);
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of({r.functions[0]}, {}), "workflow 'fj': 1 candidate sets for 4 functions");
+  WorkflowRun short_run;
+  short_run.functions.resize(3);
+  EXPECT_EQ(error_of(r.functions, {short_run}),
+            "workflow 'fj': run 0 has 3 measurements for 4 functions");
+  WorkflowRun bad;
+  bad.functions.assign(4, {0, false, 1.0, 1.0});
+  bad.functions[2].candidate = 9;
+  EXPECT_EQ(error_of(r.functions, {bad}),
+            "workflow 'fj': run 0, function 'y': candidate 9 is out of range (5 candidates)");
+  bad.functions[2] = {0, false, 0.0, 1.0};
+  EXPECT_EQ(error_of(r.functions, {bad}),
+            "workflow 'fj': run 0, function 'y': time and cost of a successful measurement must "
+            "be > 0");
+  EXPECT_THROW(parse_workflow_strategy("--strategy", "greedy"), Error);
+}
+
+TEST(WorkflowSearch, FailedFunctionsAreNotProposedAgain) {
+  Fixture fx;
+  const Workflow w = Workflow::parse(kForkJoin);
+  const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+  WorkflowSearchOptions o = workflow_search_options(w);
+  std::vector<WorkflowRun> runs;
+  for (int k = 0; k < 8; ++k) {
+    const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
+    if (p.stopped()) break;
+    WorkflowRun run;
+    for (std::size_t f = 0; f < 4; ++f) {
+      const std::size_t i = p.functions[f].candidate;
+      if (k >= 3 && f == 1) {
+        for (const auto &old : runs) {
+          if (old.functions[1].failed) {
+            EXPECT_NE(old.functions[1].candidate, i);
+          }
+        }
+      }
+      // Function x fails on one node.
+      const bool fail = f == 1 && i == 0;
+      run.functions.push_back({i, fail, fail ? 0 : r.problems[f]->time[i], fail ? 0 : r.problems[f]->cost[i]});
+    }
+    runs.push_back(run);
+  }
+}
