@@ -42,6 +42,7 @@
 #include "autotune/retention.hpp"
 #include "autotune/tuner.hpp"
 #include "autotune/units.hpp"
+#include "workflow_plan.hpp"
 #include "commands.hpp"
 #include "slurm_job.hpp"
 
@@ -120,6 +121,8 @@ struct Record {
   std::optional<int> trial;
   std::string best;  // the converged class's best configuration this job ran
   bool steps = false;
+  std::string workflow;  // a job of a workflow: its name and run (" workflow=W run=R")
+  int run = 0;
 };
 
 std::optional<Record> parse_record(const std::string &comment) {
@@ -133,6 +136,12 @@ std::optional<Record> parse_record(const std::string &comment) {
   if (m[4].matched) r.trial = std::stoi(m[4]);
   if (m[6].matched) r.best = m[6];
   r.steps = m[7].matched;
+  static const std::regex wre(R"( workflow=([A-Za-z0-9._-]+) run=([0-9]{1,9})$)");
+  std::smatch w;
+  if (std::regex_search(comment, w, wre)) {
+    r.workflow = w[1];
+    r.run = std::stoi(w[2]);
+  }
   return r;
 }
 
@@ -656,6 +665,15 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
     for (const auto &p : files) remove_file(p);
   }
   remove_empty_dirs(dirs, f.uid);
+  if (!rec->workflow.empty()) {
+    // A function of a workflow: its class is not refitted on its own; the workflow's next run is
+    // planned when this run's last function ended (workflow_plan.cc).
+    if (trial)
+      if (auto now = store.trial(trial->id))
+        for (const std::string &line : workflow_job_ended(store, conf, f.uid, rec->workflow, rec->run, *now, job_id))
+          log_line(who + ": " + line);
+    return 0;
+  }
   if (reconcile && may_record && reconcile_pending(conf, store, *c, who)) changed = true;
   if (changed) {
     Decision d = refit(store, c->id, conf, propose);
