@@ -21,7 +21,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // + 2f + 1), propose() of the function strategy (kStreamFunction + f); per run r, the random
 // strategy (kStreamRandom + r) and the flat strategy's pool (kStreamPool + r).
 constexpr std::uint64_t kStreamDesign = 1000, kStreamGp = 2000, kStreamFunction = 3000,
-                        kStreamRandom = 5000, kStreamSample = 500000,
+                        kStreamRandom = 5000, kStreamClassifier = 6000, kStreamSample = 500000,
                         kStreamPool = 1000000;
 
 std::string seconds(double t) {
@@ -39,6 +39,7 @@ struct FunctionModel {
   // candidates (empty: sample each candidate's marginal alone).
   Eigen::MatrixXd chol;
   double y_std = 1;  // standard deviation of the observed log times
+  std::vector<double> p_ok;  // P(success) per candidate (acquisition ei)
   double time_mean(std::size_t i) const { return std::exp(mu[i] + 0.5 * sd[i] * sd[i]); }
   double time_std(std::size_t i) const {
     return time_mean(i) * std::sqrt(std::expm1(sd[i] * sd[i]));
@@ -52,7 +53,8 @@ struct FunctionModel {
 constexpr std::size_t kMaxJointSample = 1500;
 bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, double>> &obs,
              const EngineOptions &eo, std::uint64_t seed, std::vector<double> *mu,
-             std::vector<double> *sd, Eigen::MatrixXd *chol = nullptr, double *ystd = nullptr) {
+             std::vector<double> *sd, Eigen::MatrixXd *chol = nullptr, double *ystd = nullptr,
+             GpHyper *hyper = nullptr) {
   std::set<std::size_t> distinct;
   for (const auto &o : obs) distinct.insert(o.first);
   const Eigen::MatrixXd &Xall = cs.encoded();
@@ -74,6 +76,7 @@ bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, do
   gpo.linear = eo.linear_trend;
   const GaussianProcess gp =
       GaussianProcess::fit(X, (y.array() - y_mean) / y_std, cs.groups(), gpo);
+  if (hyper) *hyper = gp.hyper();
   const CandidatePosterior post(gp, Xall, false);
   const std::size_t m = cs.size();
   mu->resize(m);
@@ -95,6 +98,47 @@ bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, do
     }
   }
   return true;
+}
+
+// P(success) of every candidate of a function with failures: a GP on the +1 / -1 labels of its
+// measurements, as propose()'s constraint model (optimizer.cc: one start from the time model's
+// hyperparameters, five iterations), P = Phi(mu / sd).  All 1 without failures.
+std::vector<double> success_probability(const CandidateSet &cs,
+                                        const std::vector<std::pair<std::size_t, bool>> &labels,
+                                        const EngineOptions &eo, std::uint64_t seed,
+                                        const GpHyper &start) {
+  std::vector<double> p(cs.size(), 1.0);
+  const bool any_fail = std::any_of(labels.begin(), labels.end(), [](const auto &l) { return !l.second; });
+  if (!any_fail || cs.encoded().cols() == 0) return p;
+  const Eigen::MatrixXd &Xall = cs.encoded();
+  const Eigen::Index n = static_cast<Eigen::Index>(labels.size());
+  Eigen::MatrixXd X(n, Xall.cols());
+  Eigen::VectorXd c(n);
+  for (Eigen::Index r = 0; r < n; ++r) {
+    X.row(r) = Xall.row(static_cast<Eigen::Index>(labels[static_cast<std::size_t>(r)].first));
+    c[r] = labels[static_cast<std::size_t>(r)].second ? 1.0 : -1.0;
+  }
+  const double c_mean = c.mean();
+  const double c_std = std::sqrt((c.array() - c_mean).square().mean());
+  if (!(c_std > 1e-12)) {
+    std::fill(p.begin(), p.end(), c_mean > 0 ? 1.0 : 0.0);
+    return p;
+  }
+  GpFitOptions cpo = eo.gp;
+  cpo.seed = seed;
+  if (eo.input_warping) cpo.warp_columns = cs.numeric_columns();
+  cpo.linear = eo.linear_trend;
+  cpo.starts = 1;
+  cpo.first_start = start;
+  cpo.max_iterations = std::min(cpo.max_iterations, 5);
+  const GaussianProcess gp = GaussianProcess::fit(X, (c.array() - c_mean) / c_std, cs.groups(), cpo);
+  const CandidatePosterior post(gp, Xall, false);
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const double mu = c_mean + c_std * post.mean()[static_cast<Eigen::Index>(i)];
+    const double sd = c_std * std::sqrt(std::max(0.0, post.var()[static_cast<Eigen::Index>(i)]));
+    p[i] = sd > 0 ? normal_cdf(mu / sd) : (mu > 0 ? 1.0 : 0.0);
+  }
+  return p;
 }
 
 void check_inputs(const Workflow &w, const std::vector<FunctionCandidates> &fc,
@@ -229,52 +273,32 @@ std::optional<std::size_t> next_design(const Context &cx, std::size_t f) {
   return std::nullopt;
 }
 
-
-// E[(gstar - g(t))^+] for log t ~ N(mu, sd^2) and g(t) = A max(t + L, C0) + B t (A, B >= 0):
-// the expected improvement of the run's score when one function's time is t and every other
-// function keeps its configuration (L: the longest path through the function without its own
-// time; C0: the critical path with its time 0).  g is piecewise linear with its bend at
-// t0 = C0 - L, so the expectation has a closed form in the normal CDF.
-double coupled_ei_log(double mu, double sd, double A, double B, double L, double C0,
-                      double gstar, double xi) {
-  // E[(log gstar - log g(t) - xi)^+] on a grid of 41 points over mu +- 4 sd (trapezoid weights
-  // of the normal density).
-  auto g = [&](double t) { return A * std::max(t + L, C0) + B * t; };
-  const double lg = std::log(gstar) - xi;
-  if (!(sd > 1e-12)) return std::max(0.0, lg - std::log(g(std::exp(mu))));
+// The expected improvement of the run's score a max(t + L, C0) + b c + const over gstar when one
+// function's time is t and its cost c and every other function keeps its configuration (L: the
+// longest path through the function without its own time; C0: the critical path with its time
+// 0; const, the others' cost, taken off gstar by the caller), for a candidate whose log time and log cost are predicted N(mt, st^2) and N(mc, sc^2), taken
+// as comonotone (log t = mt + st z, log c = mc + sc z: for one configuration cost is rate x time,
+// so the two move together), by quadrature over z on 41 points of mu +- 4 sd.  With `log`, the
+// improvement of the log score less the margin xi.
+double coupled_ei(double mt, double st, double mc, double sc, double a, double b, double L,
+                   double C0, double gstar, bool log, double xi) {
+  auto g = [&](double z) {
+    return a * std::max(std::exp(mt + st * z) + L, C0) + b * std::exp(mc + sc * z);
+  };
+  auto gain = [&](double z) {
+    return log ? std::log(gstar) - xi - std::log(g(z)) : gstar - g(z);
+  };
+  if (!(st > 1e-12) && !(sc > 1e-12)) return std::max(0.0, gain(0));
   constexpr int K = 41;
   double ei = 0, wsum = 0;
   for (int k = 0; k < K; ++k) {
     const double z = -4.0 + 8.0 * k / (K - 1);
     const double wgt = std::exp(-0.5 * z * z);
     wsum += wgt;
-    const double v = lg - std::log(g(std::exp(mu + sd * z)));
+    const double v = gain(z);
     if (v > 0) ei += wgt * v;
   }
   return ei / wsum;
-}
-
-double coupled_ei(double mu, double sd, double A, double B, double L, double C0, double gstar) {
-  auto g = [&](double t) { return A * std::max(t + L, C0) + B * t; };
-  if (!(sd > 1e-12)) return std::max(0.0, gstar - g(std::exp(mu)));
-  const double t0 = C0 - L;
-  double tstar;
-  if (t0 > 0 && gstar <= g(t0)) {
-    if (!(B > 0)) return 0.0;  // g is A C0 >= gstar below t0
-    tstar = (gstar - A * C0) / B;
-  } else {
-    tstar = (gstar - A * L) / (A + B);
-  }
-  if (!(tstar > 0)) return 0.0;
-  auto P = [&](double u) { return u > 0 ? normal_cdf((std::log(u) - mu) / sd) : 0.0; };
-  const double m = std::exp(mu + 0.5 * sd * sd);
-  auto M = [&](double u) { return u > 0 ? m * normal_cdf((std::log(u) - mu - sd * sd) / sd) : 0.0; };
-  double ei = 0;
-  const double u1 = t0 > 0 ? std::min(tstar, t0) : 0.0;
-  if (u1 > 0) ei += (gstar - A * C0) * P(u1) - B * M(u1);
-  const double lo = std::max(t0, 0.0);
-  if (tstar > lo) ei += (gstar - A * L) * (P(tstar) - P(lo)) - (A + B) * (M(tstar) - M(lo));
-  return std::max(ei, 0.0);
 }
 
 // For function f with the others' times `t`: L (longest path through f without f's time) and
@@ -296,11 +320,6 @@ void path_terms(const Workflow &w, const Stages &st, std::vector<double> t, std:
       for (auto d : w.functions[v].deps) tail[d] = std::max(tail[d], tail[v] + t[v]);
   *L = finish[f] + tail[f];  // finish[f] = start of f, since t[f] = 0
   *C0 = *std::max_element(finish.begin(), finish.end());
-}
-
-// The rate of candidate i of function f: known, or the ratio of the models' medians.
-double rate_of(const Context &cx, const FunctionModel &fm, std::size_t f, std::size_t i) {
-  return cx.fc[f].rate.empty() ? std::exp(fm.cmu[i] - fm.mu[i]) : cx.fc[f].rate[i];
 }
 
 // The stage strategy's default choice.  The base is the best combination of measured
@@ -387,9 +406,9 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     const FunctionModel &fm = models[f];
     for (std::size_t i = 0; i < mt[f].size(); ++i) {
       if (!allowed[f][i]) continue;
-      const double e = cx.o.log_ei ? coupled_ei_log(fm.mu[i], fm.sd[i], a, b * rate_of(cx, fm, f, i),
-                                                    L, C0, g_f, cx.o.engine.xi * fm.y_std)
-                                   : coupled_ei(fm.mu[i], fm.sd[i], a, b * rate_of(cx, fm, f, i), L, C0, g_f);
+      const double e = coupled_ei(fm.mu[i], fm.sd[i], fm.cmu[i], fm.csd[i], a, b, L, C0, g_f,
+                                   cx.o.log_ei, cx.o.engine.xi * fm.y_std) *
+                       (fm.p_ok.empty() ? 1.0 : fm.p_ok[i]);
       ranked[f].emplace_back(e, i);
     }
     std::stable_sort(ranked[f].begin(), ranked[f].end(),
@@ -407,9 +426,26 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     return;
   }
   // Each function's choice: its largest EI, or its base when nothing improves in expectation.
-  std::vector<std::size_t> rank_pos(nf, 0), pick(nf);
+  std::vector<std::size_t> pick(nf);
   for (std::size_t f = 0; f < nf; ++f)
     pick[f] = !ranked[f].empty() && ranked[f][0].first > 0 ? ranked[f][0].second : base[f];
+  // The best combination of measurements may never have run as a whole (its functions were
+  // measured in different runs).  When it beats the best run by more than the margin, run it:
+  // a run is what the user gets, and a run in which an exploring function fails has no score.
+  bool exploit = false;
+  if (cx.o.exploit_margin >= 0) {
+    std::vector<std::size_t> cur = pick;
+    pick = base;
+    bool ran = false;
+    for (const auto &r : cx.runs) {
+      bool same = true;
+      for (std::size_t f = 0; f < nf && same; ++f) same = r.functions[f].candidate == base[f];
+      ran = ran || same;
+    }
+    const double best_run = p->best_run ? p->best_score : kInf;
+    exploit = !ran && gstar < best_run * (1 - cx.o.exploit_margin);
+    if (!exploit) pick = cur;
+  }
   auto repeats = [&] {
     for (const auto &r : cx.runs) {
       bool same = true;
@@ -451,11 +487,13 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     fp.candidate = i;
     fp.time = fm.time_mean(i);
     fp.time_std = fm.time_std(i);
-    fp.cost = rate_of(cx, fm, f, i) * fp.time;
+    fp.cost = std::exp(fm.cmu[i] + 0.5 * fm.csd[i] * fm.csd[i]);
     tm[f] = fp.time;
     cost += fp.cost;
     std::string why = "stage " + std::to_string(fp.stage + 1) + ": ";
-    if (i == base[f])
+    if (exploit)
+      why += "the best combination of measured configurations, not yet run together";
+    else if (i == base[f])
       why += measured[f][i] ? "its best measured configuration" : "its best configuration";
     else
       why += "largest expected improvement of the run's score";
@@ -481,8 +519,10 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
     const CandidateSet &cs = cx.fc[f].candidates;
     allowed[f].assign(cs.size(), 1);
     std::vector<std::pair<std::size_t, double>> tobs, cobs;
+    std::vector<std::pair<std::size_t, bool>> labels;
     for (const auto &r : cx.runs) {
       const auto &m = r.functions[f];
+      labels.emplace_back(m.candidate, !m.failed);
       if (m.failed) {
         allowed[f][m.candidate] = 0;
         continue;
@@ -495,10 +535,18 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
       allowed[f].assign(cs.size(), 1);
     if (cx.runs.size() < cx.o.initial_runs) continue;
     FunctionModel &fm = models[f];
+    GpHyper hyper;
     fm.modelled = fit_log(cs, tobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f).next(), &fm.mu,
                           &fm.sd, cx.o.acquisition == WorkflowSearchOptions::Acquisition::thompson ? &fm.chol : nullptr,
-                          &fm.y_std);
-    if (fm.modelled && cx.fc[f].rate.empty())
+                          &fm.y_std, &hyper);
+    if (fm.modelled && cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei)
+      fm.p_ok = success_probability(cs, labels, cx.o.engine, Rng(cx.o.seed, kStreamClassifier + f).next(),
+                                    hyper);
+    // The expected-improvement choice models cost on its own even with rates: the cost surface
+    // is far flatter than the time surface (time falls with the resources, the rate grows), and
+    // a model of time times the rate carries the time model's errors into every cost.
+    if (fm.modelled && (cx.fc[f].rate.empty() ||
+                        cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei))
       fm.modelled = fit_log(cs, cobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f + 1).next(),
                             &fm.cmu, &fm.csd);
   }

@@ -56,6 +56,9 @@ const char kHelp[] =
     "  --initial N            runs of the initial design (default 3)\n"
     "  --acquisition A        how the stage strategy chooses: ei (default), logei, lcb or\n"
     "                         thompson (see workflow_search.hpp)\n"
+    "  --exploit F            stage: run the best combination of measured configurations when\n"
+    "                         it has not run together and beats the best run by more than F\n"
+    "                         (default -1: never)\n"
     "  --kappa K              optimism of lcb and thompson, in standard deviations (default 1)\n"
     "  --xi X                 logei's margin, standard deviations of the log time (default 0.01)\n"
     "  --input-warping yes|no\n"
@@ -173,7 +176,7 @@ Settings parse_settings(int argc, char **argv) {
   const Args args(argc - 1, argv + 1,
                   {"workflow", "table", "group", "features", "derive", "time-column",
                    "cost-column", "ok-column", "gamma", "budget", "strategy", "seeds", "seed",
-                   "initial", "xi", "input-warping", "linear-trend", "kappa", "acquisition", "flat-pool", "stop-improvement", "round", "min-trials",
+                   "initial", "exploit", "xi", "input-warping", "linear-trend", "kappa", "acquisition", "flat-pool", "stop-improvement", "round", "min-trials",
                    "at"},
                   {"json", "help"}, "autotune replay --workflow");
   args.expect_positional(0, "");
@@ -222,6 +225,8 @@ Settings parse_settings(int argc, char **argv) {
   count("at", 1, 100000, &s.at);
   if (auto v = args.value("seed"))
     s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
+  if (auto v = args.value("exploit"))
+    s.search.exploit_margin = parse_double("--exploit", *v, -1, 1);
   if (auto v = args.value("xi")) s.search.engine.xi = parse_double("--xi", *v, 0, 10);
   if (auto v = args.value("input-warping"))
     s.search.engine.input_warping = parse_bool("--input-warping", *v);

@@ -7,8 +7,11 @@
 // that succeeded (objective.hpp's rule: a score never moves when later runs are added).
 //
 // Strategies:
-//  stage     Each function has its own Gaussian process of log time (gp.hpp; cost = rate x time
-//            when the rate of each candidate is known, else a second GP of log cost).  The first
+//  stage     Each function has its own Gaussian processes (gp.hpp) of log time and of log cost
+//            (acquisition ei models cost on its own even when the rates are known: the cost
+//            surface is much flatter than the time surface, and rate x a model of time carries the
+//            time model's errors into every cost; lcb and thompson use cost = rate x time when
+//            the rates are known).  The first
 //            `initial_runs` runs take each function's initial design (design.hpp).  Afterwards
 //            (acquisition ei, the default) the base is the best combination of the configurations
 //            measured so far: each stage chosen exactly for its term of the score,
@@ -21,7 +24,11 @@
 //            a max(t + L, C0) + b rate t (L the longest path through it without its own time, C0
 //            the critical path without it), so a function off the critical path gains nothing
 //            from being faster than its slack and its expected improvement comes from cost.  The
-//            expectation under the GP's log-normal prediction has a closed form.  All functions
+//            expectation is taken with log time and log cost comonotone (for one configuration
+//            cost is rate x time), by quadrature over 41 points, and weighted by the candidate's
+//            probability of success (a GP classifier on the function's successes and failures,
+//            as propose()'s constraint model; a failed candidate is never proposed again: a
+//            failure anywhere leaves the run without a score).  All functions
 //            explore in the same run (their measurements do not depend on each other).  A choice
 //            that repeats a past run moves the function whose best unmeasured candidate has the
 //            largest expected improvement; the ei rule of stopping.hpp applies to the sum of the
@@ -40,8 +47,8 @@
 // stopping.hpp over the runs' scores; the ei rule as described for stage; "exhausted" when
 // every configuration of every function has been measured.
 //
-// Cost of one proposal: one GP fit per function (two without rates) on its measurements, O(n)
-// per function for the expected improvements of its n candidates, and O(m n log n) for a stage
+// Cost of one proposal: two GP fits per function (one for lcb and thompson with rates) on its
+// measurements, O(n) per function for the expected improvements of its n candidates, and O(m n log n) for a stage
 // of m functions (bench/README.md, "Workflows", has the time of one proposal).
 //
 // Thread safety: pure; deterministic for a seed.
@@ -106,6 +113,9 @@ struct WorkflowSearchOptions {
   // ei: the expected improvement of the log score instead of the score (with the margin
   // engine.xi in standard deviations of the function's log time).
   bool log_ei = false;
+  // ei: when the best combination of measured configurations has not run as a whole and beats
+  // the best run by more than this fraction, the next run is that combination.  < 0: never.
+  double exploit_margin = -1;
   std::size_t flat_pool = 1000;  // random joint configurations of the flat strategy's pool
   StoppingOptions stop;          // budget: runs of the whole workflow (Workflow::budget)
   // T_ref and C_ref of the workflow score; unset: the first run that succeeded.
