@@ -30,6 +30,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,41 @@ using namespace autotune;
 using nlohmann::json;
 
 namespace {
+
+// The bytes each medium of the job's tiered burst buffer holds (AUTOTUNE_BB_JOB set by
+// burst_buffer.lua): the sum over the objects `autotune-bb ls` lists ("KEY SIZE TIER=N ... STATE"),
+// by tier.  Empty without a buffer or when autotune-bb cannot list it.
+std::map<std::string, double> buffer_bytes() {
+  std::map<std::string, double> out;
+  const char *bb = std::getenv("AUTOTUNE_BB_JOB");
+  if (!bb || !*bb) return out;
+  std::string exe = "autotune-bb";
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    std::string dir = self;
+    dir = dir.substr(0, dir.rfind('/'));
+    if (::access((dir + "/autotune-bb").c_str(), X_OK) == 0) exe = dir + "/autotune-bb";
+  }
+  FILE *p = ::popen((exe + " ls 2>/dev/null").c_str(), "r");
+  if (!p) return out;
+  char line[8192];
+  while (std::fgets(line, sizeof line, p)) {
+    std::istringstream in(line);
+    std::string word;
+    in >> word >> word;  // key, size
+    while (in >> word) {
+      const std::size_t eq = word.find('=');
+      if (eq == std::string::npos || eq == 0) continue;
+      const std::string tier = word.substr(0, eq), v = word.substr(eq + 1);
+      if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) continue;
+      out[tier] += std::stod(v);
+    }
+  }
+  ::pclose(p);
+  return out;
+}
 
 const char kUsage[] =
     "usage: autotune-run [OPTIONS] [--] APP [ARGS...]\n\n"
@@ -310,6 +346,11 @@ int main(int argc, char **argv) {
     doc["job_id"] = std::atoll(job);
     doc["class"] = cls ? cls : "";
     if (const char *t = env("AUTOTUNE_TRIAL")) doc["trial"] = std::atoll(t);
+    // A job with a burst buffer (a workflow's stage passing its data on): what each medium held.
+    if (const auto bytes = buffer_bytes(); !bytes.empty()) {
+      doc["tier"] = json::object();
+      for (const auto &[tier, b] : bytes) doc["tier"][tier] = b;
+    }
     try {
       const std::string path = leave_result(doc, std::string(job));
       std::fprintf(stderr, "autotune-run: result left for ingest: %s\n", path.c_str());

@@ -496,6 +496,7 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
   bool changed = false;
 
   std::optional<SearchSummary> search;
+  std::map<std::string, double> tier_bytes;  // what the job's burst buffer held (a workflow's stage)
   if (rec->steps && !may_record) {
     // A shared class closed to users' measurements: what the job's steps measured is not taken
     // (the same rule as job_submit's for a job of mode jobs).
@@ -611,6 +612,7 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
           why = "its result was rejected";
         } else {
           const RunResult &r = *rr.result;
+          tier_bytes = r.tier;
           const bool reported = r.app && r.app->samples_per_s > 0;
           const ClassMetric metric = r.status == "ok" ? metric_for(store, *c, r) : c->settings.metric;
           if (r.status == "ok" && metric == ClassMetric::throughput && !reported) {
@@ -670,7 +672,8 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
     // planned when this run's last function ended (workflow_plan.cc).
     if (trial)
       if (auto now = store.trial(trial->id))
-        for (const std::string &line : workflow_job_ended(store, conf, f.uid, rec->workflow, rec->run, *now, job_id))
+        for (const std::string &line :
+             workflow_job_ended(store, conf, f.uid, rec->workflow, rec->run, *now, job_id, tier_bytes))
           log_line(who + ": " + line);
     return 0;
   }

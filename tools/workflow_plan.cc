@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "autotune/candidates.hpp"
 #include "autotune/error.hpp"
 #include "autotune/objective.hpp"
@@ -159,7 +161,7 @@ WorkflowPlan plan_workflow(Store &store, const Conf &conf, const WorkflowRecord 
 
 std::vector<std::string> workflow_job_ended(Store &store, const Conf &conf, std::uint32_t uid,
                                             const std::string &workflow, int run_seq, const TrialRecord &trial,
-                                            std::int64_t job_id) {
+                                            std::int64_t job_id, const std::map<std::string, double> &tier_bytes) {
   std::vector<std::string> log;
   std::optional<WorkflowRecord> wf = store.find_workflow(uid, workflow);
   if (!wf) {
@@ -193,7 +195,16 @@ std::vector<std::string> workflow_job_ended(Store &store, const Conf &conf, std:
       f.time_s = trial.measurement->time_s;
       f.cost = trial.measurement->cost;
     }
-    if (store.finish_workflow_function(f))
+    const bool first = store.finish_workflow_function(f);
+    if (first && !tier_bytes.empty()) {
+      // The data this function passed on, by medium: summed over the run's functions.
+      nlohmann::json t = nlohmann::json::parse(run->tier.empty() ? "{}" : run->tier, nullptr, false);
+      if (!t.is_object()) t = nlohmann::json::object();
+      for (const auto &[medium, bytes] : tier_bytes) t[medium] = t.value(medium, 0.0) + bytes;
+      store.set_workflow_run_tier(run->id, t.dump());
+      run->tier = t.dump();
+    }
+    if (first)
       log.push_back("workflow " + workflow + " run " + std::to_string(run_seq) + ": function " + fn + " " + f.status +
                     (f.time_s ? " in " + fmt(*f.time_s) + " s, cost " + fmt(f.cost.value_or(0)) : ""));
   }

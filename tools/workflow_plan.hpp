@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,10 +32,11 @@ std::optional<double> run_critical_path(const WorkflowRecord &wf, const std::vec
 WorkflowPlan plan_workflow(Store &store, const Conf &conf, const WorkflowRecord &wf);
 
 // Ingest's part for a job of workflow `workflow` run `run_seq` whose trial of class `cls` was
-// recorded as `trial`: the function's row, and when the run is complete its totals and the next
-// plan.  Returns the lines ingest logs.
+// recorded as `trial`: the function's row, the bytes its burst buffer held per medium (added to
+// the run's), and when the run is complete its totals and the next plan.  Returns the lines
+// ingest logs.
 std::vector<std::string> workflow_job_ended(Store &store, const Conf &conf, std::uint32_t uid,
                                             const std::string &workflow, int run_seq, const TrialRecord &trial,
-                                            std::int64_t job_id);
+                                            std::int64_t job_id, const std::map<std::string, double> &tier_bytes = {});
 
 }  // namespace autotune
