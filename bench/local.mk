@@ -6,7 +6,7 @@ bench_ssp_ps_bench_SOURCES = bench/ssp_ps_bench.cc
 bench_ssp_ps_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
 bench_ssp_ps_bench_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 EXTRA_DIST += bench/ssp_straggler.sh bench/submit bench/steps bench/synthetic-table bench/README.md \
-	bench/replay-identical bench/store-scale bench/site-overhead bench/workflow-replay
+	bench/replay-identical bench/store-scale bench/site-overhead bench/workflow-replay bench/workflow-slurm
 
 include bench/tier.mk
 include bench/engine.mk
