@@ -66,7 +66,8 @@ Workflow Workflow::parse(std::string_view text, std::string_view source_view,
     j = json::parse(text.begin(), text.end());
   } catch (const json::exception &e) {
     std::string m = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> from "parse error".
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> from "parse
+    // error".
     if (auto p = m.find("] "); p != std::string::npos) m = m.substr(p + 2);
     throw_invalid(source + ": not valid JSON: " + m);
   }
@@ -176,8 +177,8 @@ Workflow Workflow::parse(std::string_view text, std::string_view source_view,
         for (std::size_t k = 0; k < known_problems->size() && k < 20; ++k)
           list += (k ? ", " : "") + (*known_problems)[k];
         if (known_problems->size() > 20) list += ", ...";
-        throw_invalid(at + "problem: '" + wf.problem + "' is not a problem of the table; known: " +
-                      list);
+        throw_invalid(at + "problem: '" + wf.problem +
+                      "' is not a problem of the table; known: " + list);
       }
     }
     w.functions.push_back(std::move(wf));

@@ -45,8 +45,8 @@ WorkflowReplay make_workflow_replay(const Workflow &w, const std::vector<ReplayP
     for (const auto &q : problems)
       if (q.name == f.problem) p = &q;
     if (!p)
-      throw_invalid("workflow '" + w.name + "': function '" + f.name + "': problem: '" +
-                    f.problem + "' is not a problem of the table");
+      throw_invalid("workflow '" + w.name + "': function '" + f.name + "': problem: '" + f.problem +
+                    "' is not a problem of the table");
     r.problems.push_back(p);
     FunctionCandidates fc;
     fc.candidates = p->candidates;

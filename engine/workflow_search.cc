@@ -38,7 +38,7 @@ struct FunctionModel {
   // Thompson sampling: the lower Cholesky factor of the posterior covariance of log time over the
   // candidates (empty: sample each candidate's marginal alone).
   Eigen::MatrixXd chol;
-  double y_std = 1;  // standard deviation of the observed log times
+  double y_std = 1;          // standard deviation of the observed log times
   std::vector<double> p_ok;  // P(success) per candidate (acquisition ei)
   double time_mean(std::size_t i) const { return std::exp(mu[i] + 0.5 * sd[i] * sd[i]); }
   double time_std(std::size_t i) const {
@@ -108,7 +108,8 @@ std::vector<double> success_probability(const CandidateSet &cs,
                                         const EngineOptions &eo, std::uint64_t seed,
                                         const GpHyper &start) {
   std::vector<double> p(cs.size(), 1.0);
-  const bool any_fail = std::any_of(labels.begin(), labels.end(), [](const auto &l) { return !l.second; });
+  const bool any_fail =
+      std::any_of(labels.begin(), labels.end(), [](const auto &l) { return !l.second; });
   if (!any_fail || cs.encoded().cols() == 0) return p;
   const Eigen::MatrixXd &Xall = cs.encoded();
   const Eigen::Index n = static_cast<Eigen::Index>(labels.size());
@@ -131,7 +132,8 @@ std::vector<double> success_probability(const CandidateSet &cs,
   cpo.starts = 1;
   cpo.first_start = start;
   cpo.max_iterations = std::min(cpo.max_iterations, 5);
-  const GaussianProcess gp = GaussianProcess::fit(X, (c.array() - c_mean) / c_std, cs.groups(), cpo);
+  const GaussianProcess gp =
+      GaussianProcess::fit(X, (c.array() - c_mean) / c_std, cs.groups(), cpo);
   const CandidatePosterior post(gp, Xall, false);
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const double mu = c_mean + c_std * post.mean()[static_cast<Eigen::Index>(i)];
@@ -173,8 +175,8 @@ void check_inputs(const Workflow &w, const std::vector<FunctionCandidates> &fc,
       if (m.candidate >= fc[f].candidates.size())
         throw_invalid(at + "candidate " + std::to_string(m.candidate) + " is out of range (" +
                       std::to_string(fc[f].candidates.size()) + " candidates)");
-      if (!m.failed && (!(m.time > 0) || !(m.cost > 0) || !std::isfinite(m.time) ||
-                        !std::isfinite(m.cost)))
+      if (!m.failed &&
+          (!(m.time > 0) || !(m.cost > 0) || !std::isfinite(m.time) || !std::isfinite(m.cost)))
         throw_invalid(at + "time and cost of a successful measurement must be > 0");
     }
   }
@@ -276,18 +278,17 @@ std::optional<std::size_t> next_design(const Context &cx, std::size_t f) {
 // The expected improvement of the run's score a max(t + L, C0) + b c + const over gstar when one
 // function's time is t and its cost c and every other function keeps its configuration (L: the
 // longest path through the function without its own time; C0: the critical path with its time
-// 0; const, the others' cost, taken off gstar by the caller), for a candidate whose log time and log cost are predicted N(mt, st^2) and N(mc, sc^2), taken
-// as comonotone (log t = mt + st z, log c = mc + sc z: for one configuration cost is rate x time,
-// so the two move together), by quadrature over z on 41 points of mu +- 4 sd.  With `log`, the
-// improvement of the log score less the margin xi.
+// 0; const, the others' cost, taken off gstar by the caller), for a candidate whose log time and
+// log cost are predicted N(mt, st^2) and N(mc, sc^2), taken as comonotone (log t = mt + st z, log c
+// = mc + sc z: for one configuration cost is rate x time, so the two move together), by quadrature
+// over z on 41 points of mu +- 4 sd.  With `log`, the improvement of the log score less the margin
+// xi.
 double coupled_ei(double mt, double st, double mc, double sc, double a, double b, double L,
-                   double C0, double gstar, bool log, double xi) {
+                  double C0, double gstar, bool log, double xi) {
   auto g = [&](double z) {
     return a * std::max(std::exp(mt + st * z) + L, C0) + b * std::exp(mc + sc * z);
   };
-  auto gain = [&](double z) {
-    return log ? std::log(gstar) - xi - std::log(g(z)) : gstar - g(z);
-  };
+  auto gain = [&](double z) { return log ? std::log(gstar) - xi - std::log(g(z)) : gstar - g(z); };
   if (!(st > 1e-12) && !(sc > 1e-12)) return std::max(0.0, gain(0));
   constexpr int K = 41;
   double ei = 0, wsum = 0;
@@ -407,7 +408,7 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
     for (std::size_t i = 0; i < mt[f].size(); ++i) {
       if (!allowed[f][i]) continue;
       const double e = coupled_ei(fm.mu[i], fm.sd[i], fm.cmu[i], fm.csd[i], a, b, L, C0, g_f,
-                                   cx.o.log_ei, cx.o.engine.xi * fm.y_std) *
+                                  cx.o.log_ei, cx.o.engine.xi * fm.y_std) *
                        (fm.p_ok.empty() ? 1.0 : fm.p_ok[i]);
       ranked[f].emplace_back(e, i);
     }
@@ -433,7 +434,8 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
   // measured in different runs).  When it beats the best run by more than the margin, run it:
   // a run is what the user gets, and a run in which an exploring function fails has no score.
   bool exploit = false;
-  if (cx.o.exploit_margin >= 0) {
+  const bool last_run = cx.o.stop.budget > 0 && cx.runs.size() + 1 >= cx.o.stop.budget;
+  if (cx.o.exploit_margin >= 0 || (last_run && cx.o.exploit_last)) {
     std::vector<std::size_t> cur = pick;
     pick = base;
     bool ran = false;
@@ -443,7 +445,9 @@ void propose_stage_ei(const Context &cx, const std::vector<FunctionModel> &model
       ran = ran || same;
     }
     const double best_run = p->best_run ? p->best_score : kInf;
-    exploit = !ran && gstar < best_run * (1 - cx.o.exploit_margin);
+    exploit = !ran && gstar < best_run * (1 - (last_run && cx.o.exploit_last
+                                                    ? 0.0
+                                                    : cx.o.exploit_margin));
     if (!exploit) pick = cur;
   }
   auto repeats = [&] {
@@ -536,17 +540,18 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
     if (cx.runs.size() < cx.o.initial_runs) continue;
     FunctionModel &fm = models[f];
     GpHyper hyper;
-    fm.modelled = fit_log(cs, tobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f).next(), &fm.mu,
-                          &fm.sd, cx.o.acquisition == WorkflowSearchOptions::Acquisition::thompson ? &fm.chol : nullptr,
-                          &fm.y_std, &hyper);
+    fm.modelled = fit_log(
+        cs, tobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f).next(), &fm.mu, &fm.sd,
+        cx.o.acquisition == WorkflowSearchOptions::Acquisition::thompson ? &fm.chol : nullptr,
+        &fm.y_std, &hyper);
     if (fm.modelled && cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei)
-      fm.p_ok = success_probability(cs, labels, cx.o.engine, Rng(cx.o.seed, kStreamClassifier + f).next(),
-                                    hyper);
+      fm.p_ok = success_probability(cs, labels, cx.o.engine,
+                                    Rng(cx.o.seed, kStreamClassifier + f).next(), hyper);
     // The expected-improvement choice models cost on its own even with rates: the cost surface
     // is far flatter than the time surface (time falls with the resources, the rate grows), and
     // a model of time times the rate carries the time model's errors into every cost.
-    if (fm.modelled && (cx.fc[f].rate.empty() ||
-                        cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei))
+    if (fm.modelled &&
+        (cx.fc[f].rate.empty() || cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei))
       fm.modelled = fit_log(cs, cobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f + 1).next(),
                             &fm.cmu, &fm.csd);
   }
@@ -594,13 +599,14 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
       if (thompson) {
         z.resize(static_cast<Eigen::Index>(n));
         for (auto &v : z) v = draw.normal();
-        if (fm.chol.rows() == z.size()) z = fm.chol * z;
+        if (fm.chol.rows() == z.size())
+          z = fm.chol * z;
         else
           for (std::size_t i = 0; i < n; ++i) z[static_cast<Eigen::Index>(i)] *= fm.sd[i];
       }
       for (std::size_t i = 0; i < n; ++i) {
         t[f][i] = thompson ? std::exp(fm.mu[i] + kappa * z[static_cast<Eigen::Index>(i)])
-                                : std::exp(fm.mu[i] - kappa * fm.sd[i]);
+                           : std::exp(fm.mu[i] - kappa * fm.sd[i]);
         c[f][i] = cx.fc[f].rate.empty() ? std::exp(fm.cmu[i] - kappa * fm.csd[i])
                                         : cx.fc[f].rate[i] * t[f][i];
       }
@@ -663,9 +669,10 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
   }
   if (repeats) {
     p->functions.clear();
-    p->stop = {StopRule::ei, "no configuration is predicted to beat the runs so far: the best "
-                             "choice of the models, even optimistic, repeats run " +
-                                 std::to_string(repeated_run + 1)};
+    p->stop = {StopRule::ei,
+               "no configuration is predicted to beat the runs so far: the best "
+               "choice of the models, even optimistic, repeats run " +
+                   std::to_string(repeated_run + 1)};
     return;
   }
 
@@ -736,15 +743,12 @@ void propose_function(const Context &cx, WorkflowProposal *p) {
     eo.initial_trials = std::min(cx.o.initial_runs, cs.size());
     eo.stop = StoppingOptions{};
     eo.stop.budget = 0;
-    eo.predictions = true;
+    eo.predictions = false;  // propose() models the score: no time or cost to report
     const Proposal fpp = propose(cs, done, {}, 1, eo);
     if (!fpp.indices.empty()) {
       fp.candidate = fpp.indices[0];
       fp.reason = fpp.modelled ? "tuned alone: largest expected improvement of its own score"
                                : "tuned alone: initial design";
-      if (fpp.modelled && !fpp.predictions.empty() && cx.fc[f].rate.empty() == false) {
-        // The model is of the function's score; no time prediction to report.
-      }
     } else {
       fp.candidate = fpp.best_index.value_or(0);
       fp.reason = "tuned alone: every candidate tried; its best again";
@@ -815,8 +819,9 @@ void propose_flat(const Context &cx, WorkflowProposal *p) {
   for (std::size_t f = 0; f < nf; ++f) {
     p->functions[f].stage = cx.stages.level[f];
     p->functions[f].candidate = pool[pick][f];
-    p->functions[f].reason = fp.modelled ? "flat: largest expected improvement of the joint configuration"
-                                         : "flat: initial design";
+    p->functions[f].reason = fp.modelled
+                                 ? "flat: largest expected improvement of the joint configuration"
+                                 : "flat: initial design";
   }
 }
 

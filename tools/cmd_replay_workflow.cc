@@ -53,12 +53,16 @@ const char kHelp[] =
     "                         (default stage,function,flat,random)\n"
     "  --seeds N              searches per workflow and strategy (default 20)\n"
     "  --seed S               first seed; the searches use S, S+1, ... (default 1)\n"
-    "  --initial N            runs of the initial design (default 3)\n"
+    "  --initial N            runs of the initial design (default 4)\n"
     "  --acquisition A        how the stage strategy chooses: ei (default), logei, lcb or\n"
     "                         thompson (see workflow_search.hpp)\n"
     "  --exploit F            stage: run the best combination of measured configurations when\n"
     "                         it has not run together and beats the best run by more than F\n"
     "                         (default -1: never)\n"
+    "  --exploit-last yes|no  stage: the budget's last run is that combination whenever it\n"
+    "                         beats the best run (default yes)\n"
+    "  --exploit-last yes|no  stage: the budget's last run is that combination whenever it\n"
+    "                         beats the best run (default yes)\n"
     "  --kappa K              optimism of lcb and thompson, in standard deviations (default 1)\n"
     "  --xi X                 logei's margin, standard deviations of the log time (default 0.01)\n"
     "  --input-warping yes|no\n"
@@ -174,15 +178,39 @@ struct Settings {
 
 Settings parse_settings(int argc, char **argv) {
   const Args args(argc - 1, argv + 1,
-                  {"workflow", "table", "group", "features", "derive", "time-column",
-                   "cost-column", "ok-column", "gamma", "budget", "strategy", "seeds", "seed",
-                   "initial", "exploit", "xi", "input-warping", "linear-trend", "kappa", "acquisition", "flat-pool", "stop-improvement", "round", "min-trials",
+                  {"workflow",
+                   "table",
+                   "group",
+                   "features",
+                   "derive",
+                   "time-column",
+                   "cost-column",
+                   "ok-column",
+                   "gamma",
+                   "budget",
+                   "strategy",
+                   "seeds",
+                   "seed",
+                   "initial",
+                   "exploit",
+                   "exploit-last",
+                   "exploit-last",
+                   "xi",
+                   "input-warping",
+                   "linear-trend",
+                   "kappa",
+                   "acquisition",
+                   "flat-pool",
+                   "stop-improvement",
+                   "round",
+                   "min-trials",
                    "at"},
                   {"json", "help"}, "autotune replay --workflow");
   args.expect_positional(0, "");
   Settings s;
   const auto wf = args.value("workflow");
-  if (!wf || wf->empty()) throw_invalid("--workflow: empty; allowed: workflow files, comma-separated");
+  if (!wf || wf->empty())
+    throw_invalid("--workflow: empty; allowed: workflow files, comma-separated");
   for (const auto &f : split_list(*wf)) {
     if (f.empty()) throw_invalid("--workflow: '" + *wf + "' has an empty file name");
     s.workflows.push_back(f);
@@ -227,6 +255,10 @@ Settings parse_settings(int argc, char **argv) {
     s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
   if (auto v = args.value("exploit"))
     s.search.exploit_margin = parse_double("--exploit", *v, -1, 1);
+  if (auto v = args.value("exploit-last"))
+    s.search.exploit_last = parse_bool("--exploit-last", *v);
+  if (auto v = args.value("exploit-last"))
+    s.search.exploit_last = parse_bool("--exploit-last", *v);
   if (auto v = args.value("xi")) s.search.engine.xi = parse_double("--xi", *v, 0, 10);
   if (auto v = args.value("input-warping"))
     s.search.engine.input_warping = parse_bool("--input-warping", *v);
@@ -235,11 +267,17 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("kappa")) s.search.kappa = parse_double("--kappa", *v, 0, 100);
   if (auto v = args.value("acquisition")) {
     using A = WorkflowSearchOptions::Acquisition;
-    if (*v == "ei") s.search.acquisition = A::ei;
-    else if (*v == "logei") { s.search.acquisition = A::ei; s.search.log_ei = true; }
-    else if (*v == "lcb") s.search.acquisition = A::lcb;
-    else if (*v == "thompson") s.search.acquisition = A::thompson;
-    else throw_invalid("--acquisition: '" + *v + "' is not allowed; allowed: ei, lcb, thompson");
+    if (*v == "ei")
+      s.search.acquisition = A::ei;
+    else if (*v == "logei") {
+      s.search.acquisition = A::ei;
+      s.search.log_ei = true;
+    } else if (*v == "lcb")
+      s.search.acquisition = A::lcb;
+    else if (*v == "thompson")
+      s.search.acquisition = A::thompson;
+    else
+      throw_invalid("--acquisition: '" + *v + "' is not allowed; allowed: ei, lcb, thompson");
   }
   if (auto v = args.value("stop-improvement"))
     s.search.stop.min_improvement = parse_double("--stop-improvement", *v, 0, 1);
@@ -312,16 +350,18 @@ int cmd_replay_workflow(const Caller &, int argc, char **argv) {
         jall["workflows"].push_back(jw);
         continue;
       }
-      std::printf("workflow %s (%s): %zu functions in %zu stages (%s), gamma %s, budget %zu runs, "
-                  "%zu seeds from %llu\n",
-                  w.name.c_str(), file.c_str(), w.functions.size(), st.stage.size(),
-                  st.exact ? "fork-join: stages exact" : "not fork-join: stages an upper bound",
-                  format_double(w.gamma).c_str(), w.budget, s.seeds,
-                  static_cast<unsigned long long>(s.seed));
-      std::printf("optimum: score %.4f (time %.5g, cost %.5g; reference T %.5g, C %.5g), %s over "
-                  "%.0f Pareto combinations\n",
-                  opt.score, opt.time, opt.cost, r.reference.time, r.reference.cost,
-                  opt.stage_by_stage ? "stage by stage" : "exhaustive", opt.combinations);
+      std::printf(
+          "workflow %s (%s): %zu functions in %zu stages (%s), gamma %s, budget %zu runs, "
+          "%zu seeds from %llu\n",
+          w.name.c_str(), file.c_str(), w.functions.size(), st.stage.size(),
+          st.exact ? "fork-join: stages exact" : "not fork-join: stages an upper bound",
+          format_double(w.gamma).c_str(), w.budget, s.seeds,
+          static_cast<unsigned long long>(s.seed));
+      std::printf(
+          "optimum: score %.4f (time %.5g, cost %.5g; reference T %.5g, C %.5g), %s over "
+          "%.0f Pareto combinations\n",
+          opt.score, opt.time, opt.cost, r.reference.time, r.reference.cost,
+          opt.stage_by_stage ? "stage by stage" : "exhaustive", opt.combinations);
       for (size_t f = 0; f < w.functions.size(); ++f)
         std::printf("  %-12s stage %zu  %s\n", w.functions[f].name.c_str(), st.level[f] + 1,
                     r.problems[f]->candidates.label(opt.choice[f]).c_str());
@@ -334,7 +374,8 @@ int cmd_replay_workflow(const Caller &, int argc, char **argv) {
         std::snprintf(at, sizeof at, "%.1f%%", m.searches ? 100.0 * m.within_at / m.searches : 0.0);
         std::snprintf(sc, sizeof sc, "%.3f", quantile(m.at_ratio, 0.5));
         std::string stops;
-        for (const auto &[n, c] : m.stops) stops += (stops.empty() ? "" : " ") + n + ":" + std::to_string(c);
+        for (const auto &[n, c] : m.stops)
+          stops += (stops.empty() ? "" : " ") + n + ":" + std::to_string(c);
         std::printf("%-10s %8s %8s %8s %8s %9s %9s %8s %8s %8.2f  %s\n",
                     workflow_strategy_name(s.strategies[k]),
                     runs_text(quantile(m.to5, 0.5), w.budget).c_str(),
@@ -350,10 +391,11 @@ int cmd_replay_workflow(const Caller &, int argc, char **argv) {
       std::printf("%s\n", jall.dump(2).c_str());
       return 0;
     }
-    std::printf("in10@/score@ = searches within 10%% of the optimum / median best score relative "
-                "to the optimum after %zu runs; regret = best / optimum - 1 when the search "
-                "stopped; >N = not reached within the budget.\n",
-                s.at);
+    std::printf(
+        "in10@/score@ = searches within 10%% of the optimum / median best score relative "
+        "to the optimum after %zu runs; regret = best / optimum - 1 when the search "
+        "stopped; >N = not reached within the budget.\n",
+        s.at);
     return 0;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "autotune replay: %s\n", e.what());

@@ -25,7 +25,8 @@ std::string table_text() {
       const double time = base[p] * ((1 - par[p]) + par[p] / n);
       const double rate = 0.01 * n;
       char row[128];
-      std::snprintf(row, sizeof row, "%s,%d,%d,%.6g,%.6g,1\n", names[p], n, n * 2, time, rate * time);
+      std::snprintf(row, sizeof row, "%s,%d,%d,%.6g,%.6g,1\n", names[p], n, n * 2, time,
+                    rate * time);
       t += row;
     }
   return t;
@@ -90,8 +91,8 @@ TEST(WorkflowOptimum, ReferenceIsFastestAndCheapest) {
   Fixture fx;
   const WorkflowReplay r = make_workflow_replay(Workflow::parse(kForkJoin), fx.problems);
   // Fastest: 16 nodes each; a 100*(0.1+0.9/16) + max(b, c) + d.
-  const double ta = 100 * (0.1 + 0.9 / 16), tb = 300 * (0.5 + 0.5 / 16),
-               tc = 60 * (0.8 + 0.2 / 16), td = 200 * (0.3 + 0.7 / 16);
+  const double ta = 100 * (0.1 + 0.9 / 16), tb = 300 * (0.5 + 0.5 / 16), tc = 60 * (0.8 + 0.2 / 16),
+               td = 200 * (0.3 + 0.7 / 16);
   EXPECT_NEAR(r.reference.time, ta + std::max(tb, tc) + td, 1e-3);
   // A rate per candidate: cost / time.
   ASSERT_EQ(r.functions[0].rate.size(), 5u);
@@ -120,12 +121,63 @@ TEST(WorkflowSearch, ProposesAValidConfigurationForEveryFunction) {
           EXPECT_EQ(fp.stage, cut_stages(w).level[f]);
           EXPECT_FALSE(fp.reason.empty());
           const ReplayProblem &pr = *r.problems[f];
-          run.functions.push_back({fp.candidate, false, pr.time[fp.candidate], pr.cost[fp.candidate]});
+          run.functions.push_back(
+              {fp.candidate, false, pr.time[fp.candidate], pr.cost[fp.candidate]});
         }
         runs.push_back(run);
       }
       EXPECT_GE(runs.size(), 4u) << workflow_strategy_name(strategy);
     }
+}
+
+// Each function's best configuration measured, but in different runs: the budget's last run
+// combines them; an earlier run, or exploit_last off, explores instead.
+TEST(WorkflowSearch, LastRunOfTheBudgetCombinesTheBestMeasurements) {
+  Fixture fx;
+  const Workflow w = Workflow::parse(kForkJoin);
+  const WorkflowReplay r = make_workflow_replay(w, fx.problems);
+  const std::vector<std::size_t> opt = workflow_optimum(r, w.gamma).choice;
+  ASSERT_EQ(opt.size(), 4u);
+  auto measure = [&](const std::vector<std::size_t> &choice) {
+    WorkflowRun run;
+    for (std::size_t f = 0; f < choice.size(); ++f)
+      run.functions.push_back(
+          {choice[f], false, r.problems[f]->time[choice[f]], r.problems[f]->cost[choice[f]]});
+    return run;
+  };
+  // Run 1 on 1 node everywhere; run 2 + f on function f's optimum, the others on 2 nodes.
+  std::vector<WorkflowRun> runs{measure({0, 0, 0, 0})};
+  for (std::size_t f = 0; f < 4; ++f) {
+    std::vector<std::size_t> c(4, 1);
+    c[f] = opt[f];
+    runs.push_back(measure(c));
+  }
+  for (const auto &run : runs) {
+    bool same = true;
+    for (std::size_t f = 0; f < 4; ++f) same = same && run.functions[f].candidate == opt[f];
+    ASSERT_FALSE(same) << "the optimum ran as a whole";
+  }
+  WorkflowSearchOptions o = workflow_search_options(w);
+  o.reference = r.reference;  // the optimum's
+  o.stop.budget = runs.size() + 1;
+  const WorkflowProposal last = propose_workflow(w, r.functions, runs, o);
+  ASSERT_FALSE(last.stopped()) << last.stop.reason;
+  for (std::size_t f = 0; f < 4; ++f) {
+    EXPECT_EQ(last.functions[f].candidate, opt[f]) << w.functions[f].name;
+    EXPECT_NE(last.functions[f].reason.find("not yet run together"), std::string::npos)
+        << last.functions[f].reason;
+  }
+  for (bool off : {false, true}) {
+    WorkflowSearchOptions e = o;
+    if (off)
+      e.exploit_last = false;
+    else
+      e.stop.budget = runs.size() + 2;
+    const WorkflowProposal p = propose_workflow(w, r.functions, runs, e);
+    ASSERT_FALSE(p.stopped()) << p.stop.reason;
+    for (const auto &fp : p.functions)
+      EXPECT_EQ(fp.reason.find("not yet run together"), std::string::npos) << fp.reason;
+  }
 }
 
 TEST(WorkflowSearch, StageProposalsCarryPredictionsAfterTheDesign) {
@@ -134,7 +186,7 @@ TEST(WorkflowSearch, StageProposalsCarryPredictionsAfterTheDesign) {
   const WorkflowReplay r = make_workflow_replay(w, fx.problems);
   WorkflowSearchOptions o = workflow_search_options(w);
   std::vector<WorkflowRun> runs;
-  for (int k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < o.initial_runs; ++k) {
     const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
     EXPECT_NE(p.functions[0].reason.find("initial design"), std::string::npos);
     EXPECT_TRUE(std::isnan(p.functions[0].time));
@@ -210,7 +262,8 @@ TEST(WorkflowSearch, RefusesInconsistentInput) {
   const Workflow w = Workflow::parse(kForkJoin);
   const WorkflowReplay r = make_workflow_replay(w, fx.problems);
   const WorkflowSearchOptions o = workflow_search_options(w);
-  auto error_of = [&](const std::vector<FunctionCandidates> &fc, const std::vector<WorkflowRun> &runs) {
+  auto error_of = [&](const std::vector<FunctionCandidates> &fc,
+                      const std::vector<WorkflowRun> &runs) {
     try {
       propose_workflow(w, fc, runs, o);
     } catch (const Error &e) {
@@ -256,7 +309,8 @@ TEST(WorkflowSearch, FailedFunctionsAreNotProposedAgain) {
       }
       // Function x fails on one node.
       const bool fail = f == 1 && i == 0;
-      run.functions.push_back({i, fail, fail ? 0 : r.problems[f]->time[i], fail ? 0 : r.problems[f]->cost[i]});
+      run.functions.push_back(
+          {i, fail, fail ? 0 : r.problems[f]->time[i], fail ? 0 : r.problems[f]->cost[i]});
     }
     runs.push_back(run);
   }

@@ -104,8 +104,9 @@ TEST(WorkflowParse, RefusesBadFunctions) {
   EXPECT_EQ(error_of(wf(R"({"after": []})")), "wf.json: functions[0]: name: missing");
   EXPECT_NE(error_of(wf(R"({"name": ""})")).find("wf.json: functions[0]: name: the name is empty"),
             std::string::npos);
-  EXPECT_EQ(error_of(wf(R"({"name": "a", "afterr": []})")),
-            "wf.json: functions[0] 'a': unknown key 'afterr'; allowed: name, after, space, problem");
+  EXPECT_EQ(
+      error_of(wf(R"({"name": "a", "afterr": []})")),
+      "wf.json: functions[0] 'a': unknown key 'afterr'; allowed: name, after, space, problem");
   EXPECT_EQ(error_of(wf(R"({"name": "a"}, {"name": "b"}, {"name": "a"})")),
             "wf.json: functions[2] 'a': name: 'a' is also the name of functions[0]; names must be "
             "distinct");
@@ -120,7 +121,8 @@ TEST(WorkflowParse, RefusesBadFunctions) {
   EXPECT_EQ(error_of(wf(R"({"name": "a", "after": [1]})")),
             "wf.json: functions[0] 'a': after: a number in the list; allowed: function names");
   std::string many;
-  for (int i = 0; i <= 64; ++i) many += (i ? "," : "") + ("{\"name\": \"f" + std::to_string(i) + "\"}");
+  for (int i = 0; i <= 64; ++i)
+    many += (i ? "," : "") + ("{\"name\": \"f" + std::to_string(i) + "\"}");
   EXPECT_EQ(error_of(wf(many)),
             "wf.json: functions: 65 functions; at most 64 are allowed (kMaxWorkflowFunctions)");
 }
@@ -136,7 +138,8 @@ TEST(WorkflowParse, RefusesCycles) {
 }
 
 TEST(WorkflowParse, RefusesBadSpacesAndProblems) {
-  EXPECT_NE(error_of(wf(R"({"name": "a", "space": "nodes=0-4"})")).find("wf.json: functions[0] 'a': space: nodes"),
+  EXPECT_NE(error_of(wf(R"({"name": "a", "space": "nodes=0-4"})"))
+                .find("wf.json: functions[0] 'a': space: nodes"),
             std::string::npos)
       << error_of(wf(R"({"name": "a", "space": "nodes=0-4"})"));
   EXPECT_NE(error_of(wf(R"({"name": "a", "space": "colour=red"})")).find("functions[0] 'a': space"),
@@ -145,14 +148,26 @@ TEST(WorkflowParse, RefusesBadSpacesAndProblems) {
             "wf.json: functions[0] 'a': space: empty; leave the key out for the default space");
   EXPECT_EQ(error_of(wf(R"({"name": "a", "space": 4})")),
             "wf.json: functions[0] 'a': space: a number; allowed: a space as --autotune-space");
-  EXPECT_NE(error_of(wf(R"({"name": "a", "space": "nodes=1-64,workers=1-256,cpus-per-worker=1-64"})"))
-                .find("functions[0] 'a': space: the space has"),
+  EXPECT_NE(
+      error_of(wf(R"({"name": "a", "space": "nodes=1-64,workers=1-256,cpus-per-worker=1-64"})"))
+          .find("functions[0] 'a': space: the space has"),
+      std::string::npos);
+  EXPECT_EQ(
+      error_of(wf(R"({"name": "a", "problem": ""})")),
+      "wf.json: functions[0] 'a': problem: empty; allowed: the name of a problem of the table");
+  EXPECT_EQ(error_of(wf(R"({"name": "a", "problem": 7})")),
+            "wf.json: functions[0] 'a': problem: a number; allowed: the name of a problem of the "
+            "table");
+  EXPECT_EQ(error_of(wf(R"({"name": "a", "problem": ")" + std::string(257, 'p') + "\"}")),
+            "wf.json: functions[0] 'a': problem: 257 characters; at most 256 are allowed "
+            "(kMaxWorkflowProblemName)");
+  EXPECT_NE(error_of(wf("{\"name\": \"" + std::string(65, 'f') + "\"}"))
+                .find("wf.json: functions[0]: name: the name is 65 characters long"),
             std::string::npos);
-  EXPECT_EQ(error_of(wf(R"({"name": "a", "problem": ""})")),
-            "wf.json: functions[0] 'a': problem: empty; allowed: the name of a problem of the table");
   const std::vector<std::string> known{"p1", "p2"};
-  EXPECT_EQ(error_of(wf(R"({"name": "a", "problem": "p3"})"), &known),
-            "wf.json: functions[0] 'a': problem: 'p3' is not a problem of the table; known: p1, p2");
+  EXPECT_EQ(
+      error_of(wf(R"({"name": "a", "problem": "p3"})"), &known),
+      "wf.json: functions[0] 'a': problem: 'p3' is not a problem of the table; known: p1, p2");
   EXPECT_EQ(error_of(wf(R"({"name": "a"})"), &known),
             "wf.json: functions[0] 'a': problem: missing; replay needs each function's problem in "
             "the table");
@@ -182,7 +197,8 @@ TEST(WorkflowStages, ForkJoinIsExact) {
 }
 
 TEST(WorkflowStages, GeneralDagIsAnUpperBound) {
-  // a -> b -> d, a -> c, c -> e, d -> e; c is on level 1 with b but d (level 2) does not run after c.
+  // a -> b -> d, a -> c, c -> e, d -> e; c is on level 1 with b but d (level 2) does not run after
+  // c.
   const Workflow w = Workflow::parse(wf(R"({"name": "a"}, {"name": "b", "after": ["a"]},
       {"name": "c", "after": ["a"]}, {"name": "d", "after": ["b"]},
       {"name": "e", "after": ["c", "d"]})"));
@@ -194,7 +210,8 @@ TEST(WorkflowStages, GeneralDagIsAnUpperBound) {
   EXPECT_DOUBLE_EQ(critical_path(w, t), 12);
   EXPECT_DOUBLE_EQ(staged_time(s, t), 13);
   // Stages follow the longest path, not the file order.
-  const Workflow v = Workflow::parse(wf(R"({"name": "z", "after": ["y"]}, {"name": "y", "after": ["x"]}, {"name": "x"})"));
+  const Workflow v = Workflow::parse(
+      wf(R"({"name": "z", "after": ["y"]}, {"name": "y", "after": ["x"]}, {"name": "x"})"));
   EXPECT_EQ(cut_stages(v).level, (std::vector<std::size_t>{2, 1, 0}));
   EXPECT_TRUE(cut_stages(v).exact);
 }

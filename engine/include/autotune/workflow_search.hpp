@@ -32,7 +32,10 @@
 //            explore in the same run (their measurements do not depend on each other).  A choice
 //            that repeats a past run moves the function whose best unmeasured candidate has the
 //            largest expected improvement; the ei rule of stopping.hpp applies to the sum of the
-//            functions' largest expected improvements.
+//            functions' largest expected improvements.  The last run of the budget is the best
+//            combination of measured configurations when it has not run as a whole and beats the
+//            best run (exploit_last): the functions explore in the same runs, so their best
+//            configurations may have been measured in different runs.
 //            Acquisitions lcb and thompson (for comparison) instead choose each stage jointly
 //            from optimistic times, exp(mu - kappa sd) or one posterior draw, with the same
 //            exact stage solution; a choice that repeats a past run is retried with kappa
@@ -48,8 +51,8 @@
 // every configuration of every function has been measured.
 //
 // Cost of one proposal: two GP fits per function (one for lcb and thompson with rates) on its
-// measurements, O(n) per function for the expected improvements of its n candidates, and O(m n log n) for a stage
-// of m functions (bench/README.md, "Workflows", has the time of one proposal).
+// measurements, O(n) per function for the expected improvements of its n candidates, and O(m n log
+// n) for a stage of m functions (bench/README.md, "Workflows", has the time of one proposal).
 //
 // Thread safety: pure; deterministic for a seed.
 #pragma once
@@ -103,7 +106,7 @@ double workflow_run_cost(const WorkflowRun &run);
 struct WorkflowSearchOptions {
   WorkflowStrategy strategy = WorkflowStrategy::stage;
   std::uint64_t seed = 1;
-  std::size_t initial_runs = 3;  // runs of the initial design (stage, function, flat)
+  std::size_t initial_runs = 4;  // runs of the initial design (stage, function, flat)
   double kappa = 1.0;            // optimism of acquisitions lcb and thompson, in std. deviations
   // How the stage strategy chooses (see above): ei (the default), or the whole stage at once
   // from optimistic times: lcb (exp(mu - kappa sd)) or thompson (one draw from each function's
@@ -116,6 +119,8 @@ struct WorkflowSearchOptions {
   // ei: when the best combination of measured configurations has not run as a whole and beats
   // the best run by more than this fraction, the next run is that combination.  < 0: never.
   double exploit_margin = -1;
+  // ei: the last run of the budget is that combination whenever it beats the best run.
+  bool exploit_last = true;
   std::size_t flat_pool = 1000;  // random joint configurations of the flat strategy's pool
   StoppingOptions stop;          // budget: runs of the whole workflow (Workflow::budget)
   // T_ref and C_ref of the workflow score; unset: the first run that succeeded.
@@ -162,7 +167,8 @@ struct WorkflowProposal {
 // function of `w`, in its order.  Throws Error(invalid_argument) when the shapes disagree, a
 // candidate index is out of range, a measurement of a successful function is not positive, or
 // a rate is negative; never for a valid history.
-WorkflowProposal propose_workflow(const Workflow &w, const std::vector<FunctionCandidates> &functions,
+WorkflowProposal propose_workflow(const Workflow &w,
+                                  const std::vector<FunctionCandidates> &functions,
                                   const std::vector<WorkflowRun> &runs,
                                   const WorkflowSearchOptions &options);
 
