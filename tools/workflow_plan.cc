@@ -64,7 +64,6 @@ std::optional<double> run_critical_path(const WorkflowRecord &wf, const std::vec
 // candidates its functions ran.  Runs with a function cancelled, missing, or on a configuration
 // outside its class's candidates are left out.
 WorkflowPlan plan_workflow(Store &store, const Conf &conf, const WorkflowRecord &wf) {
-  (void)conf;
   WorkflowPlan plan;
   plan.t_ref = wf.t_ref;
   plan.c_ref = wf.c_ref;
@@ -113,6 +112,9 @@ WorkflowPlan plan_workflow(Store &store, const Conf &conf, const WorkflowRecord 
     seqs.push_back(r.seq);
   }
   WorkflowSearchOptions o = workflow_search_options(w);
+  // The site's InitialTrials (autotune.conf) is the number of runs of the initial designs, as it
+  // is the number of a class's initial trials.
+  o.initial_runs = std::max<std::size_t>(1, conf.engine.initial_trials);
   o.seed = Rng(static_cast<std::uint64_t>(wf.owner) * 1000003u + static_cast<std::uint64_t>(wf.id), 17).next();
   if (wf.t_ref && wf.c_ref && *wf.t_ref > 0 && *wf.c_ref > 0) o.reference = make_reference(*wf.t_ref, *wf.c_ref);
   const WorkflowProposal p = propose_workflow(w, fc, runs, o);
