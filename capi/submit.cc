@@ -148,7 +148,7 @@ Store &current_store(SubmitState &st, const Conf &conf) {
 // found in one pass over the environment, however long Slurm let it be.
 struct JobOptions {
   const char *cls = nullptr, *gamma = nullptr, *budget = nullptr, *mode = nullptr, *probe_batches = nullptr,
-             *space = nullptr, *metric = nullptr;
+             *space = nullptr, *metric = nullptr, *workflow = nullptr;
 };
 
 JobOptions options_of(const at_submit_request *r) {
@@ -161,7 +161,7 @@ JobOptions options_of(const at_submit_request *r) {
   static const Key keys[] = {{"CLASS", 5, &JobOptions::cls},       {"GAMMA", 5, &JobOptions::gamma},
                              {"BUDGET", 6, &JobOptions::budget},   {"MODE", 4, &JobOptions::mode},
                              {"PROBE_BATCHES", 13, &JobOptions::probe_batches}, {"SPACE", 5, &JobOptions::space},
-                             {"METRIC", 6, &JobOptions::metric}};
+                             {"METRIC", 6, &JobOptions::metric},   {"WORKFLOW", 8, &JobOptions::workflow}};
   if (!r->spank_env) return o;
   for (std::size_t i = 0; i < r->spank_env_count; ++i) {
     const char *e = r->spank_env[i];
@@ -383,6 +383,133 @@ std::string comment_prefix(const ClassRecord &c) {
 // (A steps-mode job's is always throughput, and autotune annotate appends the winner to it.)
 std::string metric_note(const ClassRecord &c) { return std::string(" metric=") + to_string(c.settings.metric); }
 
+// A job of a workflow (--autotune-workflow=W --autotune=F): function F of the caller's workflow W
+// (autotune workflow define), tuned as the class "W.F" but given the configuration of the
+// proposal of the run it joins (workflow_store.hpp, "Runs"), which ingest computed when the
+// previous run ended.  Without a proposal for F (the first runs, while the functions' models
+// have too few points), F gets the next configuration of its class's initial design.  Bounded
+// like a class's job: a few indexed reads and writes, no model.
+void decide_workflow_job(const at_submit_request *req, const JobOptions &opt, const std::string &fn,
+                         SubmitState &st, at_submit_decision *out) {
+  const std::pair<const char *, const char *> given[] = {{opt.gamma, "--autotune-gamma"},
+                                                         {opt.budget, "--autotune-budget"},
+                                                         {opt.mode, "--autotune-mode"},
+                                                         {opt.probe_batches, "--autotune-probe-batches"},
+                                                         {opt.space, "--autotune-space"},
+                                                         {opt.metric, "--autotune-metric"}};
+  for (const auto &[value, field] : given)
+    if (value)
+      throw_invalid(std::string(field) + ": a job of a workflow is tuned with its workflow's settings (the file's "
+                    "gamma and budget, the function's space); leave it out");
+  const std::string wname = bounded(opt.workflow, "--autotune-workflow", kClassNameMax);
+  validate_class_name(wname, "--autotune-workflow");
+  if (req->is_het)
+    throw_invalid("--autotune-workflow: function " + fn + ": a heterogeneous job cannot be tuned; submit a job of "
+                  "one component");
+  if (req->is_array)
+    throw_invalid("--autotune-workflow: function " + fn + ": a job array would run one function many times in "
+                  "one run; submit one job per function and run");
+  const Conf &conf = current_conf(st);
+  Store &store = current_store(st, conf);
+  const std::optional<WorkflowRecord> wf = store.find_workflow(req->uid, wname);
+  if (!wf)
+    throw_invalid("--autotune-workflow: you have no workflow named " + wname +
+                  "; define it first with `autotune workflow define FILE`");
+  const WorkflowFunctionDef *fd = wf->function(fn);
+  if (!fd) {
+    std::string names;
+    for (const auto &f : wf->functions) names += (names.empty() ? "" : ", ") + f.name;
+    throw_invalid("--autotune: workflow " + wname + " has no function " + fn + " (its functions: " + names + ")");
+  }
+  const std::string cname = wname + "." + fn;
+  validate_class_name(cname, "--autotune (workflow name, a dot and the function)");
+  JobOptions fo;
+  fo.space = fd->space.empty() ? nullptr : fd->space.c_str();
+  fo.metric = "time";
+  fo.mode = "jobs";
+  SpaceSpec space;
+  ClassSettings wanted = settings_from(fo, conf, &space, st);
+  wanted.gamma = wf->gamma;
+  wanted.budget = std::max(1, std::min(wf->budget, static_cast<int>(conf.engine.max_budget)));
+  std::optional<AccountingLimits> job_acct;
+  auto job_limits = [&]() -> const AccountingLimits & {
+    if (!job_acct) job_acct = accounting_of(req);
+    return *job_acct;
+  };
+  std::optional<ClassRecord> c = store.find_class(req->uid, cname);
+  if (!c) {
+    const Inventory inv = inventory_of(req);
+    ClassSettings s = wanted;
+    s.extra = make_class_extra(space, inv, req->billing_weights ? req->billing_weights : "", conf,
+                               static_cast<std::size_t>(s.budget), class_seed(conf.engine.seed, req->uid, cname),
+                               limits_of(req, job_limits()));
+    ClassRecord tmp;
+    tmp.owner = req->uid;
+    tmp.name = cname;
+    tmp.settings = s;
+    const Decision initial = decide_new_class(tmp, propose_design);
+    c = store.ensure_class(req->uid, cname, s);
+    if (c->version == 0) store.apply_decision(c->id, c->version, initial);
+    c = store.find_class_by_id(c->id);
+  }
+  const WorkflowRunRecord run = store.join_workflow_run(wf->id, fn);
+  add_env(out, "AUTOTUNE_CLASS=" + cname);
+  add_env(out, "AUTOTUNE_MODE=jobs");
+  add_env(out, "AUTOTUNE_INCOMING=" + conf.core.state_dir + "/incoming");
+  add_env(out, "AUTOTUNE_WORKFLOW=" + wname);
+  add_env(out, "AUTOTUNE_RUN=" + std::to_string(run.seq));
+  std::string comment = comment_prefix(*c);
+  const std::string tail = " workflow=" + wname + " run=" + std::to_string(run.seq);
+  const AccountingLimits &acct = job_limits();
+  auto within = [&](const std::string &config) {
+    return !acct.any() || acct.violation(slurm_request(Configuration::parse(config))).empty();
+  };
+  std::optional<TrialRecord> t;
+  WorkflowFunctionRun row;
+  row.run_id = run.id;
+  row.function = fn;
+  row.class_id = c->id;
+  for (const WorkflowAssignment &a : parse_workflow_proposal(run.proposal)) {
+    if (a.function != fn || !within(a.config)) continue;
+    const TrialOrigin origin = a.origin == "best" ? TrialOrigin::best : a.origin == "initial" ? TrialOrigin::initial
+                                                                                              : TrialOrigin::model;
+    t = store.add_trial(c->id, Configuration::parse(a.config, "proposal").format(), origin, a.why, TrialStatus::pending);
+    row.predicted_time = a.time;
+    row.predicted_cost = a.cost;
+    row.reason = a.why;
+    break;
+  }
+  if (!t) {
+    t = store.take_recommendation(c->id, std::nullopt, within);
+    if (t) row.reason = "the function's initial design (" + (t->reason.empty() ? std::string("no model yet") : t->reason) + ")";
+  }
+  if (!t) {
+    // A small space's initial design is used up while other functions still run theirs: the
+    // function runs its first configuration again (a second measurement of it).
+    for (const TrialRecord &old : store.trials(c->id))
+      if (within(old.config)) {
+        t = store.add_trial(c->id, old.config, TrialOrigin::initial,
+                            "initial design used up: repeats trial " + std::to_string(old.seq), TrialStatus::pending);
+        row.reason = "the function's initial design is used up: its trial " + std::to_string(old.seq) +
+                     "'s configuration again, while the other functions finish theirs";
+        break;
+      }
+  }
+  if (!t) {
+    copy(out->admin_comment, sizeof out->admin_comment,
+         comment + " no configuration to give (the run's proposal has none for " + fn +
+             " within this job's limits, and its class's queue is empty); job runs as submitted" + tail);
+    return;
+  }
+  row.trial_seq = t->seq;
+  row.config = t->config;
+  store.add_workflow_function(row);
+  apply_config(out, Configuration::parse(t->config));
+  add_env(out, "AUTOTUNE_TRIAL=" + std::to_string(t->seq));
+  comment += " trial=" + std::to_string(t->seq) + " (" + to_string(t->origin) + ") config=" + t->config;
+  copy(out->admin_comment, sizeof out->admin_comment, comment + metric_note(*c) + tail);
+}
+
 void decide_job(const at_submit_request *req, at_submit_decision *out) {
   SubmitState &st = state();
   const JobOptions opt = options_of(req);
@@ -393,9 +520,10 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
                                                            {opt.mode, "--autotune-mode"},
                                                            {opt.probe_batches, "--autotune-probe-batches"},
                                                            {opt.space, "--autotune-space"},
-                                                           {opt.metric, "--autotune-metric"}};
+                                                           {opt.metric, "--autotune-metric"},
+                                                           {opt.workflow, "--autotune-workflow"}};
     for (const auto &[value, name] : given)
-      if (value) throw_invalid(std::string(name) + " needs --autotune=CLASS");
+      if (value) throw_invalid(std::string(name) + " needs --autotune=" + (opt.workflow ? "FUNCTION" : "CLASS"));
     return;  // not an autotune job
   }
   out->is_autotune = 1;
@@ -406,6 +534,10 @@ void decide_job(const at_submit_request *req, at_submit_decision *out) {
                   " characters; allowed: 1-" + std::to_string(kClassNameMax) + " characters from A-Z a-z 0-9 . _ -");
   const std::string name = cls;
   validate_class_name(name, "--autotune");
+  if (opt.workflow) {
+    decide_workflow_job(req, opt, name, st, out);
+    return;
+  }
   if (req->is_het)
     throw_invalid("--autotune: class " + name + ": a heterogeneous job cannot be tuned (each component would "
                   "be given a configuration of its own); submit a job of one component");

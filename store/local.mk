@@ -21,9 +21,11 @@ store_libautotune_files_la_SOURCES = \
 store_libautotune_files_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 store_libautotune_store_la_SOURCES = \
 	store/include/autotune/store.hpp \
+	store/include/autotune/workflow_store.hpp \
 	store/sqlite.cc \
 	store/sqlite.hpp \
-	store/store.cc
+	store/store.cc \
+	store/workflow_store.cc
 store_libautotune_store_la_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
 store_libautotune_store_la_LIBADD = $(SQLITE_LIBS)
 

@@ -95,6 +95,16 @@ RunResult parse_result(std::string_view text) {
   r.origin = string(j, "origin", "");
   if (!r.origin.empty() && r.origin != "initial" && r.origin != "model" && r.origin != "manual")
     throw_invalid("result: origin: '" + r.origin + "' is not one of initial, model, manual");
+  if (j.contains("tier") && !j["tier"].is_null()) {
+    const json &t = j["tier"];
+    if (!t.is_object()) throw_invalid("result: tier: is not an object");
+    if (t.size() > 8) throw_invalid("result: tier: more than 8 media");
+    for (const auto &[k, v] : t.items()) {
+      if (k.empty() || k.size() > 32 || k.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
+        throw_invalid("result: tier: '" + k.substr(0, 32) + "' is not a tier name (1-32 of a-z 0-9 _ -)");
+      r.tier[k] = number(t, k.c_str(), "tier.", 0, 1e18);
+    }
+  }
   if (j.contains("app") && !j["app"].is_null()) {
     const json &a = j["app"];
     if (!a.is_object()) throw_invalid("result: app: is not an object");

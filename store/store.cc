@@ -113,6 +113,62 @@ ALTER TABLE classes ADD COLUMN metric TEXT NOT NULL DEFAULT 'auto';
 UPDATE classes SET metric = 'throughput' WHERE id IN
   (SELECT t.class_id FROM trials t JOIN measurements m ON m.trial_id = t.id WHERE m.samples_per_s > 0);
 )SQL",
+    // 3 -> 4: workflows (autotune workflow define), their runs, and each run's functions: the
+    // configuration each was given (with the prediction and why) and what it measured.  A
+    // function's trials stay in its class (the workflow's name, a dot, the function's name).
+    R"SQL(
+CREATE TABLE workflows (
+  id           INTEGER PRIMARY KEY,
+  owner        INTEGER NOT NULL,
+  name         TEXT    NOT NULL,
+  definition   TEXT    NOT NULL,
+  functions    TEXT    NOT NULL,
+  gamma        REAL    NOT NULL,
+  budget       INTEGER NOT NULL,
+  state        TEXT    NOT NULL DEFAULT 'tuning',
+  state_reason TEXT    NOT NULL DEFAULT '',
+  best_run     INTEGER,
+  t_ref        REAL,
+  c_ref        REAL,
+  proposal     TEXT    NOT NULL DEFAULT '',
+  created      REAL    NOT NULL,
+  updated      REAL    NOT NULL,
+  UNIQUE (owner, name)
+);
+CREATE TABLE workflow_runs (
+  id          INTEGER PRIMARY KEY,
+  workflow_id INTEGER NOT NULL REFERENCES workflows(id) ON DELETE CASCADE,
+  seq         INTEGER NOT NULL,
+  state       TEXT    NOT NULL DEFAULT 'open',
+  proposal    TEXT    NOT NULL DEFAULT '',
+  created     REAL    NOT NULL,
+  started     REAL,
+  ended       REAL,
+  time_s      REAL,
+  cost        REAL,
+  score       REAL,
+  span_s      REAL,
+  tier        TEXT    NOT NULL DEFAULT '{}',
+  UNIQUE (workflow_id, seq)
+);
+CREATE TABLE workflow_functions (
+  run_id         INTEGER NOT NULL REFERENCES workflow_runs(id) ON DELETE CASCADE,
+  function       TEXT    NOT NULL,
+  class_id       INTEGER REFERENCES classes(id) ON DELETE SET NULL,
+  trial_seq      INTEGER,
+  job_id         INTEGER,
+  config         TEXT    NOT NULL DEFAULT '',
+  status         TEXT    NOT NULL DEFAULT 'pending',
+  started        REAL,
+  ended          REAL,
+  time_s         REAL,
+  cost           REAL,
+  predicted_time REAL,
+  predicted_cost REAL,
+  reason         TEXT    NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, function)
+);
+)SQL",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion,
               "one migration per schema version");

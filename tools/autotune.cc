@@ -24,6 +24,7 @@ const Command kCommands[] = {
      cmd_report},
     {"export", "one class as JSON (settings, trials, best configuration)", Needs::store, cmd_export},
     {"forget", "delete one of your classes with everything measured for it", Needs::store, cmd_forget},
+    {"workflow", "define your workflows, show their runs, stages and configurations", Needs::store, cmd_workflow},
     {"admin", "shared classes and the store itself (root and SlurmUser)", Needs::store, cmd_admin},
     {"replay", "the offline benchmark of the search on a table of measured configurations", Needs::nothing,
      cmd_replay},
@@ -37,7 +38,7 @@ void usage(FILE *out) {
                "usage: autotune COMMAND [OPTIONS]\n"
                "       autotune COMMAND --help\n\n"
                "Commands:\n");
-  for (const auto &c : kCommands) std::fprintf(out, "  %-8s %s\n", c.name, c.summary);
+  for (const auto &c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
   std::fprintf(out,
                "\nThe store and its limits are set in autotune.conf (beside slurm.conf).  Users see\n"
                "and change only their own classes; root and SlurmUser see all.  See autotune(1).\n");

@@ -30,6 +30,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,41 @@ using nlohmann::json;
 
 namespace {
 
+// The bytes each medium of the job's tiered burst buffer holds (AUTOTUNE_BB_JOB set by
+// burst_buffer.lua): the sum over the objects `autotune-bb ls` lists ("KEY SIZE TIER=N ... STATE"),
+// by tier.  Empty without a buffer or when autotune-bb cannot list it.
+std::map<std::string, double> buffer_bytes() {
+  std::map<std::string, double> out;
+  const char *bb = std::getenv("AUTOTUNE_BB_JOB");
+  if (!bb || !*bb) return out;
+  std::string exe = "autotune-bb";
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    std::string dir = self;
+    dir = dir.substr(0, dir.rfind('/'));
+    if (::access((dir + "/autotune-bb").c_str(), X_OK) == 0) exe = dir + "/autotune-bb";
+  }
+  FILE *p = ::popen((exe + " ls 2>/dev/null").c_str(), "r");
+  if (!p) return out;
+  char line[8192];
+  while (std::fgets(line, sizeof line, p)) {
+    std::istringstream in(line);
+    std::string word;
+    in >> word >> word;  // key, size
+    while (in >> word) {
+      const std::size_t eq = word.find('=');
+      if (eq == std::string::npos || eq == 0) continue;
+      const std::string tier = word.substr(0, eq), v = word.substr(eq + 1);
+      if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) continue;
+      out[tier] += std::stod(v);
+    }
+  }
+  ::pclose(p);
+  return out;
+}
+
 const char kUsage[] =
     "usage: autotune-run [OPTIONS] [--] APP [ARGS...]\n\n"
     "Run APP, any program (an MPI or PyTorch training program, a script), inside a job submitted\n"
@@ -58,7 +94,10 @@ const char kUsage[] =
     "wall time of its run (--autotune-metric).  APP exiting non-zero is a failed trial.\n\n"
     "From the batch script or from inside a step alike: `srun autotune-run APP' launches APP once,\n"
     "from the step's task 0, with a step of its own that shares the enclosing step's resources\n"
-    "(srun --overlap); the other tasks exit at once.\n\n"
+    "(srun --overlap); the other tasks exit at once.  So does a workflow manager's step (Snakemake's\n"
+    "srun -n1 ... snakemake --jobstep).  From inside a step srun waits at most AUTOTUNE_STEP_WAIT\n"
+    "seconds (default 60) for Slurm to create the app's step (srun --immediate); when it cannot,\n"
+    "autotune-run says why and fails (a failed trial) instead of waiting until the time limit.\n\n"
     "With --autotune-mode=steps the job tunes itself inside its allocation: submit it with an\n"
     "upper bound (e.g. sbatch -N4 --exclusive --mem=0); autotune-run profiles the first K batches\n"
     "of the class's configurations that fit as job steps (srun --mpi=pmix -N -n -c --mem-per-cpu,\n"
@@ -194,6 +233,11 @@ int main(int argc, char **argv) {
   // that step, with a step of its own that shares the enclosing step's resources (srun --overlap,
   // run_step.cc); the step's other tasks have nothing to do and exit at once with status 0.
   if (inside_step()) {
+    try {
+      step_wait_s();
+    } catch (const Error &e) {
+      usage_error(e.what());
+    }
     const char *procid = std::getenv("SLURM_PROCID");
     if (procid && std::strcmp(procid, "0") != 0) return 0;
     const char *m = env("AUTOTUNE_MODE");
@@ -302,6 +346,11 @@ int main(int argc, char **argv) {
     doc["job_id"] = std::atoll(job);
     doc["class"] = cls ? cls : "";
     if (const char *t = env("AUTOTUNE_TRIAL")) doc["trial"] = std::atoll(t);
+    // A job with a burst buffer (a workflow's stage passing its data on): what each medium held.
+    if (const auto bytes = buffer_bytes(); !bytes.empty()) {
+      doc["tier"] = json::object();
+      for (const auto &[tier, b] : bytes) doc["tier"][tier] = b;
+    }
     try {
       const std::string path = leave_result(doc, std::string(job));
       std::fprintf(stderr, "autotune-run: result left for ingest: %s\n", path.c_str());

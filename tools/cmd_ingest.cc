@@ -43,6 +43,7 @@
 #include "autotune/retention.hpp"
 #include "autotune/tuner.hpp"
 #include "autotune/units.hpp"
+#include "workflow_plan.hpp"
 #include "commands.hpp"
 #include "slurm_job.hpp"
 
@@ -121,6 +122,8 @@ struct Record {
   std::optional<int> trial;
   std::string best;  // the converged class's best configuration this job ran
   bool steps = false;
+  std::string workflow;  // a job of a workflow: its name and run (" workflow=W run=R")
+  int run = 0;
 };
 
 std::optional<Record> parse_record(const std::string &comment) {
@@ -134,6 +137,12 @@ std::optional<Record> parse_record(const std::string &comment) {
   if (m[4].matched) r.trial = std::stoi(m[4]);
   if (m[6].matched) r.best = m[6];
   r.steps = m[7].matched;
+  static const std::regex wre(R"( workflow=([A-Za-z0-9._-]+) run=([0-9]{1,9})$)");
+  std::smatch w;
+  if (std::regex_search(comment, w, wre)) {
+    r.workflow = w[1];
+    r.run = std::stoi(w[2]);
+  }
   return r;
 }
 
@@ -488,6 +497,7 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
   bool changed = false;
 
   std::optional<SearchSummary> search;
+  std::map<std::string, double> tier_bytes;  // what the job's burst buffer held (a workflow's stage)
   if (rec->steps && !may_record) {
     // A shared class closed to users' measurements: what the job's steps measured is not taken
     // (the same rule as job_submit's for a job of mode jobs).
@@ -603,6 +613,7 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
           why = "its result was rejected";
         } else {
           const RunResult &r = *rr.result;
+          tier_bytes = r.tier;
           const bool reported = r.app && r.app->samples_per_s > 0;
           const ClassMetric metric = r.status == "ok" ? metric_for(store, *c, r) : c->settings.metric;
           if (r.status == "ok" && metric == ClassMetric::throughput && !reported) {
@@ -657,6 +668,16 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
     for (const auto &p : files) remove_file(p);
   }
   remove_empty_dirs(dirs, f.uid);
+  if (!rec->workflow.empty()) {
+    // A function of a workflow: its class is not refitted on its own; the workflow's next run is
+    // planned when this run's last function ended (workflow_plan.cc).
+    if (trial)
+      if (auto now = store.trial(trial->id))
+        for (const std::string &line :
+             workflow_job_ended(store, conf, f.uid, rec->workflow, rec->run, *now, job_id, tier_bytes))
+          log_line(who + ": " + line);
+    return 0;
+  }
   if (reconcile && may_record && reconcile_pending(conf, store, *c, who)) changed = true;
   if (changed) {
     Decision d = refit(store, c->id, conf, propose, 20, prepare_warm_start);

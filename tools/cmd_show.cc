@@ -157,18 +157,52 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   return 0;
 }
 
+void run_gnuplot(const Caller &caller, const std::string &script, const std::string &file) {
+  // gnuplot runs with the caller's own privileges: the output file is theirs.
+  int pipefd[2];
+  if (pipe(pipefd) != 0) throw_io("pipe", errno);
+  const pid_t pid = fork();
+  if (pid < 0) throw_io("fork", errno);
+  if (pid == 0) {
+    dup2(pipefd[0], 0);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    if (caller.setuid) {
+      if (setresgid(getgid(), getgid(), getgid()) != 0 || setresuid(caller.uid, caller.uid, caller.uid) != 0) _exit(126);
+      umask(022);
+    }
+    execl(AUTOTUNE_GNUPLOT, "gnuplot", static_cast<char *>(nullptr));
+    std::fprintf(stderr, "autotune report: cannot run %s: %s\n", AUTOTUNE_GNUPLOT, std::strerror(errno));
+    _exit(127);
+  }
+  close(pipefd[0]);
+  size_t off = 0;
+  while (off < script.size()) {
+    const ssize_t n = write(pipefd[1], script.data() + off, script.size() - off);
+    if (n <= 0) break;
+    off += static_cast<size_t>(n);
+  }
+  close(pipefd[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw Error(Errc::io, "gnuplot could not write '" + file + "'");
+}
+
 int cmd_report(const Caller &caller, int argc, char **argv) {
-  Args a(argc - 1, argv + 1, {"user", "plot"}, {"help"}, "autotune report");
+  Args a(argc - 1, argv + 1, {"user", "plot", "workflow"}, {"help"}, "autotune report");
   if (a.flag("help")) {
     std::printf(
-        "usage: autotune report CLASS --plot FILE [--user USER]\n\n"
+        "usage: autotune report CLASS --plot FILE [--user USER]\n"
+        "       autotune report --workflow NAME --plot FILE [--user USER]\n\n"
         "Plot the class's search with gnuplot: the score of every measured trial, the best score\n"
         "so far, and the winner marked.  FILE ends in .svg or .png; it is written with your own\n"
-        "permissions.\n\n"
-        "  --user USER  another user's class (root and SlurmUser only)\n");
+        "permissions.  With --workflow, the workflow's runs: each run's score, time and cost\n"
+        "(relative to its first run), the best run so far, and where it converged.\n\n"
+        "  --user USER  another user's class or workflow (root and SlurmUser only)\n");
     return 0;
   }
-  a.expect_positional(1, "CLASS");
+  a.expect_positional(a.value("workflow") ? 0 : 1, "CLASS");
   auto file = a.value("plot");
   if (!file) throw_invalid("--plot FILE is required; see `autotune report --help'");
   std::string ext = file->size() > 4 ? file->substr(file->size() - 4) : "";
@@ -179,6 +213,7 @@ int cmd_report(const Caller &caller, int argc, char **argv) {
   else throw_invalid("--plot: '" + *file + "' must end in .svg or .png");
   for (char ch : *file)
     if (ch == '\'' || ch == '\n') throw_invalid("--plot: the file name may not contain quotes or newlines");
+  if (auto w = a.value("workflow")) return workflow_report(caller, *w, a.value("user"), *file, terminal);
   auto [conf, store, c] = open_named_class(caller, a, false);
   const ClassView v = make_view(store, c);
 
@@ -210,35 +245,7 @@ int cmd_report(const Caller &caller, int argc, char **argv) {
       "     $best using 1:2 with steps lw 2 lc rgb '#2ca02c' title 'best so far', \\\n"
       "     $winner using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#d62728' title 'winner'\n";
 
-  // gnuplot runs with the caller's own privileges: the output file is theirs.
-  int pipefd[2];
-  if (pipe(pipefd) != 0) throw_io("pipe", errno);
-  const pid_t pid = fork();
-  if (pid < 0) throw_io("fork", errno);
-  if (pid == 0) {
-    dup2(pipefd[0], 0);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    if (caller.setuid) {
-      if (setresgid(getgid(), getgid(), getgid()) != 0 || setresuid(caller.uid, caller.uid, caller.uid) != 0) _exit(126);
-      umask(022);
-    }
-    execl(AUTOTUNE_GNUPLOT, "gnuplot", static_cast<char *>(nullptr));
-    std::fprintf(stderr, "autotune report: cannot run %s: %s\n", AUTOTUNE_GNUPLOT, std::strerror(errno));
-    _exit(127);
-  }
-  close(pipefd[0]);
-  size_t off = 0;
-  while (off < script.size()) {
-    const ssize_t n = write(pipefd[1], script.data() + off, script.size() - off);
-    if (n <= 0) break;
-    off += static_cast<size_t>(n);
-  }
-  close(pipefd[1]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw Error(Errc::io, "gnuplot could not write '" + *file + "'");
+  run_gnuplot(caller, script, *file);
   std::printf("%s: %d trials plotted, winner %s\n", file->c_str(), points,
               v.best ? ("trial " + std::to_string(v.best->seq)).c_str() : "not chosen yet");
   return 0;

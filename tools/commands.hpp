@@ -4,6 +4,9 @@
 // (enter_command) before the command runs, so no command decides that for itself.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "cli.hpp"
 
 namespace autotune::cli {
@@ -24,5 +27,11 @@ int cmd_admin(const Caller &, int, char **);
 int cmd_replay(const Caller &, int, char **);
 int cmd_ingest(const Caller &, int, char **);
 int cmd_annotate(const Caller &, int, char **);
+int cmd_workflow(const Caller &, int, char **);
+// autotune report --workflow NAME --plot FILE (cmd_workflow.cc).
+int workflow_report(const Caller &caller, const std::string &name, const std::optional<std::string> &user,
+                    const std::string &file, const std::string &terminal);
+// Runs gnuplot on `script` with the caller's own rights (the plot is theirs); throws when it fails.
+void run_gnuplot(const Caller &caller, const std::string &script, const std::string &file);
 
 }  // namespace autotune::cli

@@ -10,10 +10,12 @@ tools_autotune_SOURCES = \
 	tools/cmd_replay_workflow.cc \
 	tools/cmd_show.cc \
 	tools/cmd_status.cc \
+	tools/cmd_workflow.cc \
 	tools/commands.hpp \
 	tools/explain.cc tools/explain.hpp \
 	tools/slurm_job.cc tools/slurm_job.hpp \
-	tools/views.cc tools/views.hpp
+	tools/views.cc tools/views.hpp \
+	tools/workflow_plan.cc tools/workflow_plan.hpp
 # When setuid, autotune reads autotune.conf and slurm.conf from the configure-time sysconfdir only.
 tools_autotune_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(SQLITE_CFLAGS) $(EIGEN_CFLAGS) \
 	-DAUTOTUNE_SYSCONFDIR='"$(sysconfdir)"'
@@ -53,7 +55,7 @@ tests_unit_run_step_test_CPPFLAGS = $(tools_autotune_run_CPPFLAGS) -I$(top_srcdi
 tests_unit_run_step_test_LDADD = $(AT_ALL) $(GTEST_LIBS)
 TESTS += tests/unit/run_step_test
 
-dist_man_MANS += man/autotune.1
+dist_man_MANS += man/autotune.1 man/autotune-workflow.1
 
 include tools/bb.mk
 include tools/steps.mk

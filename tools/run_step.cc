@@ -108,6 +108,12 @@ bool inside_step() {
   return s && *s;
 }
 
+int step_wait_s() {
+  const char *v = std::getenv("AUTOTUNE_STEP_WAIT");
+  if (!v || !*v) return kStepWaitS;
+  return static_cast<int>(parse_int("AUTOTUNE_STEP_WAIT", v, 1, 86400));
+}
+
 const char *to_string(StepStatus s) {
   switch (s) {
     case StepStatus::ok: return "ok";
@@ -203,9 +209,15 @@ std::vector<std::string> srun_command(const StepRequest &req) {
     cmd.push_back("--ntasks=" + std::to_string(req.untuned->ranks));
     if (req.untuned->overcommit) cmd.push_back("--overcommit");
   }
-  // Called from a step (srun autotune-run ...): that step holds the allocation's CPUs, so a step
-  // of our own would wait for ever ("Requested nodes are busy"); share them with it.
-  if (inside_step()) cmd.push_back("--overlap");
+  // Called from a step (srun autotune-run ...; Snakemake's `srun -n1 ... snakemake --jobstep`):
+  // that step holds the allocation's CPUs (and memory), so a step of our own would wait for ever
+  // ("step creation temporarily disabled ... Requested nodes are busy"); share them with it
+  // (--overlap), and never wait longer than step_wait_s() for Slurm to create the step
+  // (--immediate): srun then fails, and run_step() says why.
+  if (inside_step()) {
+    cmd.push_back("--overlap");
+    cmd.push_back("--immediate=" + std::to_string(step_wait_s()));
+  }
   if (req.config) {
     const SlurmRequest r = slurm_request(*req.config);
     cmd.push_back("--nodes=" + std::to_string(r.nodes));
@@ -240,6 +252,10 @@ StepOutcome run_step(const StepRequest &req) {
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
 
+  // srun's stderr passes through this process, which watches it for Slurm's step-creation
+  // messages (the step could not be created, or waits for resources).
+  int errpipe[2] = {-1, -1};
+  if (::pipe2(errpipe, O_CLOEXEC) != 0) errpipe[0] = errpipe[1] = -1;
   const double start = now_s();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -247,6 +263,7 @@ StepOutcome run_step(const StepRequest &req) {
     return out;
   }
   if (pid == 0) {
+    if (errpipe[1] >= 0) ::dup2(errpipe[1], 2);
     setpgid(0, 0);
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
@@ -280,11 +297,47 @@ StepOutcome run_step(const StepRequest &req) {
   }
   setpgid(pid, pid);
   g_child_pgid = pid;
+  if (errpipe[1] >= 0) {
+    ::close(errpipe[1]);
+    ::fcntl(errpipe[0], F_SETFL, O_NONBLOCK);
+  }
+  std::string err_line;     // srun's stderr, the current line
+  std::string step_error;   // "Unable to create step ...", if srun said so
+  bool told_wait = false;
+  auto pump = [&] {
+    if (errpipe[0] < 0) return;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(errpipe[0], buf, sizeof buf);
+      if (n <= 0) break;
+      std::size_t off = 0;
+      while (off < static_cast<std::size_t>(n)) {
+        const ssize_t w = ::write(2, buf + off, static_cast<std::size_t>(n) - off);
+        if (w <= 0) break;
+        off += static_cast<std::size_t>(w);
+      }
+      for (ssize_t i = 0; i < n; ++i) {
+        if (buf[i] != '\n') {
+          if (err_line.size() < 1024) err_line += buf[i];
+          continue;
+        }
+        if (err_line.find("Unable to create step") != std::string::npos) step_error = err_line;
+        if (!told_wait && err_line.find("step creation temporarily disabled") != std::string::npos) {
+          told_wait = true;
+          std::fprintf(stderr,
+                       "autotune-run: Slurm cannot create the app's step yet; waiting at most %d s (AUTOTUNE_STEP_WAIT)\n",
+                       step_wait_s());
+        }
+        err_line.clear();
+      }
+    }
+  };
 
   int status = 0;
   bool timed_out = false;
   double kill_at = 0;
   for (;;) {
+    pump();
     const pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
     if (r < 0 && errno != EINTR) break;
@@ -301,6 +354,8 @@ StepOutcome run_step(const StepRequest &req) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  pump();
+  if (errpipe[0] >= 0) ::close(errpipe[0]);
   g_child_pgid = 0;
   out.cancelled = g_forwarded != 0;
   g_forwarded = 0;
@@ -333,6 +388,17 @@ StepOutcome run_step(const StepRequest &req) {
     out.signal = WTERMSIG(status);
     out.exit_code = 128 + out.signal;
     out.reason = std::string("killed by signal ") + strsignal(out.signal);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && !step_error.empty()) {
+    out.exit_code = WEXITSTATUS(status);
+    const std::size_t colon = step_error.find(": ", step_error.find("Unable to create step"));
+    const std::string why = colon == std::string::npos ? step_error : step_error.substr(colon + 2);
+    out.reason = "Slurm could not create the app's job step (" + why + ")" +
+                 (inside_step() ? " within " + std::to_string(step_wait_s()) +
+                                      " s (AUTOTUNE_STEP_WAIT): the enclosing step (srun ... autotune-run, e.g. "
+                                      "Snakemake's srun -n1 ... snakemake --jobstep) holds resources the app's step "
+                                      "cannot share; the app did not run"
+                                : ": the app did not run");
+    std::fprintf(stderr, "autotune-run: %s\n", out.reason.c_str());
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
     out.exit_code = WEXITSTATUS(status);
     // srun reports a task killed by a signal as 128+signal (137: SIGKILL, e.g. out of memory).

@@ -62,6 +62,12 @@ const char *to_string(StepStatus s);
 // Whether this process is a task of a job step (srun autotune-run ...), not the batch script.
 bool inside_step();
 
+// How long srun may wait for Slurm to create the app's step from inside a step (srun
+// --immediate): AUTOTUNE_STEP_WAIT seconds (1..86400), default kStepWaitS.  Throws
+// Error(invalid_argument) naming the variable for another value.
+inline constexpr int kStepWaitS = 60;
+int step_wait_s();
+
 // srun --mpi=pmix ... APP ARGS for the request (as run_step would run it).
 std::vector<std::string> srun_command(const StepRequest &req);
 

@@ -113,7 +113,7 @@ bool has_autotune_option(const job_desc_msg_t *jd) {
 // the SPANK plugin set as well wins.  The entries leave the job's environment, so that a job
 // submitted from inside this one is not an autotune job.  False, with *err set, for an entry
 // that is not one of the options.
-const char *const kEnvOptions[] = {"CLASS", "GAMMA", "BUDGET", "MODE", "PROBE_BATCHES", "SPACE", "METRIC"};
+const char *const kEnvOptions[] = {"CLASS", "GAMMA", "BUDGET", "MODE", "PROBE_BATCHES", "SPACE", "METRIC", "WORKFLOW"};
 
 bool options_from_environment(job_desc_msg_t *jd, std::string *err) {
   if (!jd->environment) return true;

@@ -53,6 +53,10 @@ const Opt g_opts[] = {
      "throughput = the samples per second the program reports (default: throughput when the program reports it, "
      "else time).",
      "AUTOTUNE_METRIC"},
+    {"autotune-workflow", "NAME",
+     "This job runs function CLASS (--autotune) of workflow NAME, defined with `autotune workflow define`: "
+     "the workflow's stages are tuned jointly, run by run. See autotune-workflow(1).",
+     "AUTOTUNE_WORKFLOW"},
     {"autotune-space", "SPEC",
      "Limits of the search per dimension, e.g. workers=1-8,ps=1-2,cpus-per-worker=1-2,mem-per-worker=256M-2G "
      "(within the administrator's limits).",
@@ -64,7 +68,8 @@ OptValue g_values[kNumOpts];
 // The variables job_submit/autotune adds for the job, copied into each task's environment.
 const char *const kJobVars[] = {"AUTOTUNE_CLASS",    "AUTOTUNE_CONFIG",        "AUTOTUNE_TRIAL",
                                 "AUTOTUNE_PS",       "AUTOTUNE_WORKERS",       "AUTOTUNE_MODE",
-                                "AUTOTUNE_INCOMING", "AUTOTUNE_PROBE_BATCHES", "AUTOTUNE_UNAVAILABLE"};
+                                "AUTOTUNE_INCOMING", "AUTOTUNE_PROBE_BATCHES", "AUTOTUNE_UNAVAILABLE",
+                                "AUTOTUNE_WORKFLOW", "AUTOTUNE_RUN"};
 
 int option_cb(int val, const char *optarg, int /*remote*/) {
   if (val < 0 || val >= kNumOpts) return ESPANK_BAD_ARG;

@@ -76,7 +76,7 @@ expect_fail "unknown option" "^autotune replay: unknown option '--gama'; see \`a
 expect_fail "zero budget" "^autotune replay: --budget: '0' is out of range" $r --table "$good" --budget 0
 expect_fail "bad derived feature" "^autotune replay: .*family: 'x' is not a number \(a factor of --derive z\)$" \
   $r --table "$good" --derive z=nodes*family
-expect_fail "unknown command" "^autotune: unknown command 'replai'; commands: status, show, report, export, forget, admin, replay, ingest, annotate \(see \`autotune --help'\)$" replai
+expect_fail "unknown command" "^autotune: unknown command 'replai'; commands: status, show, report, export, forget, workflow, admin, replay, ingest, annotate \(see \`autotune --help'\)$" replai
 }
 
 # Good input: exit 0, a row per problem and strategy and the overall comparison.

@@ -151,3 +151,21 @@ TEST(Result, FileChecks) {
   ::close(dfd);
   std::system((std::string("rm -rf ") + dir).c_str());
 }
+
+// What a job's burst buffer held per medium (a workflow's stage), validated like every field.
+TEST(Result, TheBytesEachMediumOfTheBurstBufferHeld) {
+  const std::string base = R"({"format":"autotune-run/1","status":"ok","wall_s":2,)";
+  const RunResult r = parse_result(base + R"("tier":{"pmem":1048576,"disk":1951424}})");
+  ASSERT_EQ(r.tier.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.tier.at("pmem"), 1048576);
+  EXPECT_DOUBLE_EQ(r.tier.at("disk"), 1951424);
+  EXPECT_TRUE(parse_result(base + R"("tier":null})").tier.empty());
+  for (const char *bad : {R"("tier":[1]})", R"("tier":{"pmem":-1}})", R"("tier":{"Bad Name":1}})",
+                          R"("tier":{"pmem":"1"}})"})
+    try {
+      parse_result(base + bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find("tier"), std::string::npos) << e.what();
+    }
+}

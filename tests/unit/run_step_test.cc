@@ -1,9 +1,16 @@
 // autotune-run without a configuration (no --autotune, or the tuner could not answer): the ranks
 // and roles it runs the app with on the job's own allocation, and the srun command.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "autotune/error.hpp"
 
 #include "run_step.hpp"
 
@@ -66,6 +73,74 @@ TEST(UntunedRanks, TheSrunCommandAsksForThem) {
   req.untuned = untuned_ranks("4", nullptr, nullptr);
   const std::vector<std::string> four = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "--ntasks=4", "app", "--x"};
   EXPECT_EQ(autotune::srun_command(req), four);
+}
+
+// Sets environment variables for one test and restores them.
+struct Env {
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+  void set(const std::string &k, const std::string &v) {
+    const char *old = std::getenv(k.c_str());
+    saved.emplace_back(k, old ? std::optional<std::string>(old) : std::nullopt);
+    setenv(k.c_str(), v.c_str(), 1);
+  }
+  ~Env() {
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it)
+      if (it->second) setenv(it->first.c_str(), it->second->c_str(), 1);
+      else unsetenv(it->first.c_str());
+  }
+};
+
+TEST(InsideStep, SharesTheStepsResourcesAndWaitsABoundedTime) {
+  Env env;
+  env.set("SLURM_STEP_ID", "0");
+  StepRequest req;
+  req.app = {"app"};
+  req.untuned = untuned_ranks("1", nullptr, nullptr);
+  const std::vector<std::string> want = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "--ntasks=2", "--overcommit",
+                                         "--overlap", "--immediate=60", "app"};
+  EXPECT_EQ(autotune::srun_command(req), want);
+  env.set("AUTOTUNE_STEP_WAIT", "5");
+  EXPECT_EQ(autotune::srun_command(req)[6], "--immediate=5");
+  env.set("AUTOTUNE_STEP_WAIT", "0");
+  EXPECT_THROW(autotune::step_wait_s(), autotune::Error);
+  env.set("AUTOTUNE_STEP_WAIT", "soon");
+  try {
+    autotune::step_wait_s();
+    FAIL() << "AUTOTUNE_STEP_WAIT=soon accepted";
+  } catch (const autotune::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("AUTOTUNE_STEP_WAIT"), std::string::npos) << e.what();
+  }
+}
+
+// srun that cannot create the step (as Slurm's srun says it after --immediate): the app did not
+// run, and the outcome says why instead of "the app exited with status 1".
+TEST(InsideStep, AStepSlurmCannotCreateFailsSayingWhy) {
+  char dir[] = "/tmp/run_step_test.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string srun = std::string(dir) + "/srun";
+  {
+    std::ofstream f(srun);
+    f << "#!/bin/sh\n"
+         "echo 'srun: Job 7 step creation temporarily disabled, retrying (Requested nodes are busy)' >&2\n"
+         "echo 'srun: error: Unable to create step for job 7: Requested nodes are busy' >&2\n"
+         "exit 1\n";
+  }
+  chmod(srun.c_str(), 0755);
+  Env env;
+  env.set("PATH", std::string(dir) + ":" + std::getenv("PATH"));
+  env.set("SLURM_STEP_ID", "0");
+  env.set("AUTOTUNE_STEP_WAIT", "3");
+  StepRequest req;
+  req.app = {"true"};
+  req.untuned = untuned_ranks("2", nullptr, nullptr);
+  const autotune::StepOutcome out = autotune::run_step(req);
+  EXPECT_EQ(out.status, autotune::StepStatus::failed);
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.reason.find("Slurm could not create the app's job step (Requested nodes are busy) within 3 s"),
+            std::string::npos)
+      << out.reason;
+  unlink(srun.c_str());
+  rmdir(dir);
 }
 
 }  // namespace

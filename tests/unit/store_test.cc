@@ -354,3 +354,70 @@ TEST_F(StoreTest, RefusesNewerSchemaAndForeignFiles) {
   }
   EXPECT_EQ(code_of([&] { Store(tables, {false, false, 100}); }), Errc::corrupt);
 }
+
+// Workflows (schema 4): keyed by owner and name, a definition fixed once defined, and runs that a
+// second job of a function opens.
+TEST_F(StoreTest, WorkflowsRunsAndTheirFunctions) {
+  Store s = open();
+  WorkflowRecord w;
+  w.name = "nightly";
+  w.definition = R"({"workflow":"nightly"})";
+  w.functions = {{"prep", {}, "workers=1-2"}, {"train", {"prep"}, ""}};
+  w.gamma = 0.3;
+  w.budget = 5;
+  const WorkflowRecord a = s.define_workflow(1000, w);
+  EXPECT_EQ(s.define_workflow(1000, w).id, a.id);  // the same definition again: unchanged
+  ASSERT_EQ(a.functions.size(), 2u);
+  EXPECT_EQ(a.functions[1].after, std::vector<std::string>{"prep"});
+  EXPECT_EQ(a.functions[0].space, "workers=1-2");
+  WorkflowRecord other = w;
+  other.definition = R"({"workflow":"nightly","gamma":0.9})";
+  EXPECT_EQ(code_of([&] { s.define_workflow(1000, other); }), Errc::invalid_argument);
+  EXPECT_NE(s.define_workflow(1001, other).id, a.id);  // another owner's of the same name
+  EXPECT_FALSE(s.find_workflow(1002, "nightly"));
+
+  const WorkflowRunRecord r1 = s.join_workflow_run(a.id, "prep");
+  EXPECT_EQ(r1.seq, 1);
+  WorkflowFunctionRun f;
+  f.run_id = r1.id;
+  f.function = "prep";
+  f.config = kCfgA;
+  s.add_workflow_function(f);
+  EXPECT_EQ(s.join_workflow_run(a.id, "train").seq, 1);  // a function the run has not got: joins
+  f.function = "train";
+  s.add_workflow_function(f);
+  const WorkflowRunRecord r2 = s.join_workflow_run(a.id, "prep");  // prep again: the next run
+  EXPECT_EQ(r2.seq, 2);
+  auto runs = s.workflow_runs(a.id);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].state, "closed");
+  EXPECT_EQ(runs[1].state, "open");
+
+  f.function = "prep";
+  f.status = "done";
+  f.time_s = 3;
+  f.cost = 6;
+  EXPECT_TRUE(s.finish_workflow_function(f));
+  EXPECT_FALSE(s.finish_workflow_function(f));  // once
+  WorkflowRunRecord done = runs[0];
+  done.state = "done";
+  done.time_s = 5;
+  done.score = 1;
+  s.finish_workflow_run(done);
+  WorkflowPlan plan;
+  plan.best_run = 1;
+  plan.proposal = format_workflow_proposal({{"prep", kCfgB, "model", "stage 1: why", 2.5, std::nullopt}});
+  s.set_workflow_plan(a.id, plan);
+  const auto got = parse_workflow_proposal(s.find_workflow(1000, "nightly")->proposal);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].config, kCfgB);
+  EXPECT_DOUBLE_EQ(*got[0].time, 2.5);
+  EXPECT_FALSE(got[0].cost);
+  EXPECT_EQ(got[0].why, "stage 1: why");
+  EXPECT_EQ(s.workflow_runs(a.id)[0].state, "done");
+  EXPECT_EQ(s.workflow_functions(runs[0].id)[0].status, "done");
+  EXPECT_EQ(code_of([] { parse_workflow_proposal("prep\tonly two\n"); }), Errc::corrupt);
+  EXPECT_TRUE(s.forget_workflow(1000, "nightly"));
+  EXPECT_TRUE(s.workflow_runs(a.id).empty());
+  EXPECT_TRUE(s.find_workflow(1001, "nightly"));
+}

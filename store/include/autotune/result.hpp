@@ -27,6 +27,7 @@
 // ingest takes those from Slurm's record of the job.  Unknown fields are ignored.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,6 +80,9 @@ struct RunResult {
   std::string adjust_reason;
   std::string origin;  // steps mode: initial | model | manual ("" when not given)
   std::optional<AppResult> app;
+  // The bytes each medium of the tiered burst buffer held for the job at the end of its run
+  // (autotune-run, from `autotune-bb ls`), by tier name; empty without a buffer.
+  std::map<std::string, double> tier;
 };
 
 struct SearchSummary {

@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "autotune/workflow_store.hpp"
+
 namespace autotune {
 
 namespace sql {
@@ -169,7 +171,7 @@ class Store {
     // Leave WAL checkpoints (which fsync) to other connections: for job_submit inside slurmctld.
     bool no_checkpoints = false;
   };
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   // "<state_dir>/store.db"
   static std::string path_in(const std::string &state_dir);
 
@@ -256,6 +258,30 @@ class Store {
   // node's score: score = (1-alpha)*score + alpha*ratio.
   void update_node_speed(const std::string &node, double ratio, double alpha);
   std::vector<NodeSpeed> node_speeds();
+
+  // ---- workflows (workflow_store.hpp; store/workflow_store.cc)
+  // Registers a workflow of `owner`, or returns the one of that name when its definition is the
+  // same; a different definition under a defined name is refused (Error(invalid_argument)).
+  WorkflowRecord define_workflow(std::uint32_t owner, const WorkflowRecord &w);
+  std::optional<WorkflowRecord> find_workflow(std::uint32_t owner, std::string_view name);
+  std::optional<WorkflowRecord> find_workflow_by_id(std::int64_t id);
+  std::vector<WorkflowRecord> list_workflows(std::optional<std::uint32_t> owner = std::nullopt);
+  // Deletes the workflow with its runs.  False when there was none.
+  bool forget_workflow(std::uint32_t owner, std::string_view name);
+  // The run a job of `function` joins (workflow_store.hpp, "Runs"), opened when needed.
+  WorkflowRunRecord join_workflow_run(std::int64_t workflow_id, const std::string &function);
+  // Records what a function of a run was given (the row join_workflow_run's caller adds).
+  void add_workflow_function(const WorkflowFunctionRun &f);
+  std::vector<WorkflowRunRecord> workflow_runs(std::int64_t workflow_id);
+  std::vector<WorkflowFunctionRun> workflow_functions(std::int64_t run_id);
+  // How a function's job ended; false (nothing changed) when it was already recorded.
+  bool finish_workflow_function(const WorkflowFunctionRun &f);
+  // How a run ended (state done or incomplete) and its totals.
+  void finish_workflow_run(const WorkflowRunRecord &r);
+  // The bytes each medium held for a run's data between stages (JSON object).
+  void set_workflow_run_tier(std::int64_t run_id, const std::string &tier_json);
+  // The workflow's state and its next run's proposal, as the planner decided.
+  void set_workflow_plan(std::int64_t workflow_id, const WorkflowPlan &plan);
 
   // PRAGMA integrity_check + foreign_key_check: "ok" or the problems found.
   std::string integrity_check();
