@@ -179,6 +179,9 @@ JobOptions options_of(const at_submit_request *r) {
 // longer is no number or mode, and refusing it before parsing bounds the work (strtod's on a long
 // mantissa grows faster than its length).
 constexpr std::size_t kMaxOptionText = 64;
+// How many of a workflow function's first trials job_submit looks through for one to repeat when
+// its initial design is used up (decide_workflow_job).
+constexpr std::size_t kInitialRepeatScan = 64;
 
 // `v`, an option's value (or nullptr), refused when longer than `max` characters without being
 // read further (Slurm bounds neither its length nor ours).
@@ -485,8 +488,9 @@ void decide_workflow_job(const at_submit_request *req, const JobOptions &opt, co
   }
   if (!t) {
     // A small space's initial design is used up while other functions still run theirs: the
-    // function runs its first configuration again (a second measurement of it).
-    for (const TrialRecord &old : store.trials(c->id))
+    // function runs its first configuration again (a second measurement of it).  Among its first
+    // trials only: job_submit reads a bounded number of rows whatever the class's history.
+    for (const TrialRecord &old : store.first_trials(c->id, kInitialRepeatScan))
       if (within(old.config)) {
         t = store.add_trial(c->id, old.config, TrialOrigin::initial,
                             "initial design used up: repeats trial " + std::to_string(old.seq), TrialStatus::pending);

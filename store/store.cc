@@ -556,6 +556,16 @@ std::vector<TrialRecord> Store::trials(std::int64_t class_id) {
   return out;
 }
 
+std::vector<TrialRecord> Store::first_trials(std::int64_t class_id, std::size_t limit) {
+  std::vector<TrialRecord> out;
+  Stmt s(*db_, std::string("SELECT ") + kTrialCols +
+                   " FROM trials t LEFT JOIN measurements m ON m.trial_id = t.id WHERE t.class_id = ?1 "
+                   "ORDER BY t.seq LIMIT ?2");
+  s.bind(1, class_id).bind(2, static_cast<std::int64_t>(limit));
+  while (s.step()) out.push_back(read_trial(s));
+  return out;
+}
+
 int Store::count_trials(std::int64_t class_id, std::initializer_list<TrialStatus> statuses) {
   std::string in;
   for (TrialStatus st : statuses) in += std::string(in.empty() ? "'" : ", '") + to_string(st) + "'";

@@ -215,6 +215,8 @@ class Store {
 
   // ---- trials
   std::vector<TrialRecord> trials(std::int64_t class_id);
+  // The class's first `limit` trials by seq: a bounded read (for job_submit).
+  std::vector<TrialRecord> first_trials(std::int64_t class_id, std::size_t limit);
   // How many trials of the class have one of `statuses` (an indexed count).
   int count_trials(std::int64_t class_id, std::initializer_list<TrialStatus> statuses);
   std::optional<TrialRecord> trial(std::int64_t trial_id);
