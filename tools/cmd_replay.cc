@@ -75,19 +75,6 @@ const char kHelp[] =
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(v.begin(), v.end());
-  if (q == 0.5) {
-    const size_t n = v.size();
-    if (n % 2) return v[n / 2];
-    const double a = v[n / 2 - 1], b = v[n / 2];
-    return std::isinf(a) || std::isinf(b) ? std::max(a, b) : 0.5 * (a + b);
-  }
-  const size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return v[std::max<size_t>(k, 1) - 1];
-}
-
 struct Summary {
   std::vector<double> to5, to10, regret, trials, step_ms;
   size_t within_at = 0, runs = 0;
@@ -282,6 +269,19 @@ void print_trace(const ReplayProblem &p, const EngineOptions &o, const ReplayRun
 }
 
 }  // namespace
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  if (q == 0.5) {
+    const size_t n = v.size();
+    if (n % 2) return v[n / 2];
+    const double a = v[n / 2 - 1], b = v[n / 2];
+    return std::isinf(a) || std::isinf(b) ? std::max(a, b) : 0.5 * (a + b);
+  }
+  const size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::max<size_t>(k, 1) - 1];
+}
 
 // Workflows (DAGs of functions, each a problem of the table): cmd_replay_workflow.cc.
 int cmd_replay_workflow(const Caller &, int argc, char **argv);

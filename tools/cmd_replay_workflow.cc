@@ -21,6 +21,7 @@
 #include "autotune/workflow_search.hpp"
 #include "args.hpp"
 #include "cli.hpp"
+#include "commands.hpp"
 
 namespace autotune::cli {
 namespace {
@@ -79,19 +80,6 @@ const char kHelp[] =
     "  --json                 machine-readable output\n";
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(v.begin(), v.end());
-  if (q == 0.5) {
-    const size_t n = v.size();
-    if (n % 2) return v[n / 2];
-    const double a = v[n / 2 - 1], b = v[n / 2];
-    return std::isinf(a) || std::isinf(b) ? std::max(a, b) : 0.5 * (a + b);
-  }
-  const size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return v[std::max<size_t>(k, 1) - 1];
-}
 
 struct Summary {
   std::vector<double> to5, to10, regret, at_ratio, runs_made, step_ms;

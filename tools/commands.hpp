@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 
@@ -28,6 +29,9 @@ int cmd_replay(const Caller &, int, char **);
 int cmd_ingest(const Caller &, int, char **);
 int cmd_annotate(const Caller &, int, char **);
 int cmd_workflow(const Caller &, int, char **);
+// The q-quantile of `v` (the median averages the middle two, unless one is infinite; others by
+// nearest rank); NaN for none.  Shared by `autotune replay` and `replay --workflow`.
+double quantile(std::vector<double> v, double q);
 // autotune report --workflow NAME --plot FILE (cmd_workflow.cc).
 int workflow_report(const Caller &caller, const std::string &name, const std::optional<std::string> &user,
                     const std::string &file, const std::string &terminal);
