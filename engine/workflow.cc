@@ -54,6 +54,28 @@ void check_name(const std::string &prefix, const std::string &key, const json &v
 
 }  // namespace
 
+const char *workflow_strategy_name(WorkflowStrategy s) {
+  switch (s) {
+    case WorkflowStrategy::stage:
+      return "stage";
+    case WorkflowStrategy::function:
+      return "function";
+    case WorkflowStrategy::flat:
+      return "flat";
+    case WorkflowStrategy::random:
+      return "random";
+  }
+  return "?";
+}
+
+WorkflowStrategy parse_workflow_strategy(std::string_view field, std::string_view name) {
+  for (auto s : {WorkflowStrategy::stage, WorkflowStrategy::function, WorkflowStrategy::flat,
+                 WorkflowStrategy::random})
+    if (name == workflow_strategy_name(s)) return s;
+  throw_invalid(std::string(field) + ": '" + std::string(name) +
+                "' is not a workflow strategy; allowed: stage, function, flat, random");
+}
+
 Workflow Workflow::parse(std::string_view text, std::string_view source_view,
                          const std::vector<std::string> *known_problems) {
   const std::string source(source_view);
@@ -73,12 +95,12 @@ Workflow Workflow::parse(std::string_view text, std::string_view source_view,
   }
   if (!j.is_object())
     throw_invalid(source + ": the workflow file holds " + type_name(j) +
-                  "; allowed: an object with keys workflow, gamma, budget, functions");
-  const std::set<std::string> top_keys{"workflow", "gamma", "budget", "functions"};
+                  "; allowed: an object with keys workflow, gamma, budget, search, functions");
+  const std::set<std::string> top_keys{"workflow", "gamma", "budget", "search", "functions"};
   for (const auto &[k, v] : j.items())
     if (!top_keys.count(k))
       throw_invalid(source + ": unknown key '" + k +
-                    "'; allowed: workflow, gamma, budget, functions");
+                    "'; allowed: workflow, gamma, budget, search, functions");
   Workflow w;
   const std::string top = source + ": ";
   if (!j.contains("workflow")) throw_invalid(top + "workflow: missing; the workflow needs a name");
@@ -100,6 +122,13 @@ Workflow Workflow::parse(std::string_view text, std::string_view source_view,
                     " is not allowed; allowed: a whole number of runs from 1 to " +
                     std::to_string(kMaxWorkflowBudget) + " (kMaxWorkflowBudget)");
     w.budget = static_cast<std::size_t>(b.get<double>());
+  }
+  if (j.contains("search")) {
+    const json &v = j["search"];
+    if (!v.is_string())
+      throw_invalid(top + "search: " + type_name(v) +
+                    "; allowed: one of stage, function, flat, random");
+    w.search = parse_workflow_strategy(top + "search", v.get<std::string>());
   }
   if (!j.contains("functions"))
     throw_invalid(top + "functions: missing; the workflow needs at least one function");
@@ -245,6 +274,7 @@ std::string Workflow::to_json() const {
   j["workflow"] = name;
   j["gamma"] = gamma;
   j["budget"] = budget;
+  if (search != WorkflowStrategy::stage) j["search"] = workflow_strategy_name(search);
   j["functions"] = json::array();
   for (const auto &f : functions) {
     json jf;
@@ -264,7 +294,7 @@ std::optional<std::size_t> Workflow::find(std::string_view n) const {
 }
 
 bool Workflow::operator==(const Workflow &o) const {
-  if (name != o.name || gamma != o.gamma || budget != o.budget ||
+  if (name != o.name || gamma != o.gamma || budget != o.budget || search != o.search ||
       functions.size() != o.functions.size())
     return false;
   for (std::size_t i = 0; i < functions.size(); ++i) {

@@ -844,28 +844,6 @@ void propose_flat(const Context &cx, WorkflowProposal *p) {
 
 }  // namespace
 
-const char *workflow_strategy_name(WorkflowStrategy s) {
-  switch (s) {
-    case WorkflowStrategy::stage:
-      return "stage";
-    case WorkflowStrategy::function:
-      return "function";
-    case WorkflowStrategy::flat:
-      return "flat";
-    case WorkflowStrategy::random:
-      return "random";
-  }
-  return "?";
-}
-
-WorkflowStrategy parse_workflow_strategy(std::string_view field, std::string_view name) {
-  for (auto s : {WorkflowStrategy::stage, WorkflowStrategy::function, WorkflowStrategy::flat,
-                 WorkflowStrategy::random})
-    if (name == workflow_strategy_name(s)) return s;
-  throw_invalid(std::string(field) + ": '" + std::string(name) +
-                "' is not a workflow strategy; allowed: stage, function, flat, random");
-}
-
 bool WorkflowRun::ok() const {
   return std::none_of(functions.begin(), functions.end(),
                       [](const FunctionMeasurement &m) { return m.failed; });
@@ -896,6 +874,7 @@ void WorkflowSearchOptions::validate() const {
 WorkflowSearchOptions workflow_search_options(const Workflow &w) {
   WorkflowSearchOptions o;
   o.stop.budget = w.budget;
+  o.strategy = w.search;
   return o;
 }
 

@@ -121,8 +121,9 @@ int define(const Caller &caller, const Args &a) {
   Store store = open_store(caller, conf, true, true);
   const bool existed = store.find_workflow(caller.uid, rec.name).has_value();
   const WorkflowRecord got = store.define_workflow(caller.uid, rec);
-  std::printf("workflow %s %s: %zu functions, gamma %s, budget %d runs\n", got.name.c_str(),
-              existed ? "was already defined so" : "defined", got.functions.size(), num(got.gamma).c_str(), got.budget);
+  std::printf("workflow %s %s: %zu functions, gamma %s, budget %d runs, search %s\n", got.name.c_str(),
+              existed ? "was already defined so" : "defined", got.functions.size(), num(got.gamma).c_str(), got.budget,
+              workflow_strategy_name(w.search));
   const auto stages = workflow_stages(got);
   for (std::size_t s = 0; s < stages.size(); ++s) {
     std::string names;
@@ -162,9 +163,10 @@ int show(const Caller &caller, const Args &a) {
   const WorkflowRecord wf = named_workflow(store, caller, a, a.positional()[1]);
   const auto runs = store.workflow_runs(wf.id);
   const auto stages = workflow_stages(wf);
+  const char *search = workflow_strategy_name(workflow_of(wf).search);
   if (a.flag("json")) {
     nlohmann::json j = {{"workflow", wf.name}, {"owner", user_name(wf.owner)}, {"gamma", wf.gamma},
-                        {"budget", wf.budget}, {"state", wf.state}, {"reason", wf.state_reason}};
+                        {"budget", wf.budget}, {"search", search}, {"state", wf.state}, {"reason", wf.state_reason}};
     j["best_run"] = wf.best_run ? nlohmann::json(*wf.best_run) : nlohmann::json();
     j["stages"] = stages;
     j["runs"] = nlohmann::json::array();
@@ -177,8 +179,8 @@ int show(const Caller &caller, const Args &a) {
   }
   int done = 0;
   for (const auto &r : runs) done += r.state == "done";
-  std::printf("workflow %s (owner %s): %s, %d runs done (budget %d), gamma %s\n", wf.name.c_str(),
-              user_name(wf.owner).c_str(), wf.state.c_str(), done, wf.budget, num(wf.gamma).c_str());
+  std::printf("workflow %s (owner %s): %s, %d runs done (budget %d), gamma %s, search %s\n", wf.name.c_str(),
+              user_name(wf.owner).c_str(), wf.state.c_str(), done, wf.budget, num(wf.gamma).c_str(), search);
   if (!wf.state_reason.empty()) std::printf("  %s\n", wf.state_reason.c_str());
   std::printf("stages (a function's stage is its longest chain of predecessors):\n");
   for (std::size_t s = 0; s < stages.size(); ++s) {
@@ -347,7 +349,7 @@ int cmd_workflow(const Caller &caller, int argc, char **argv) {
         "       autotune workflow list [--all | --user USER]\n"
         "       autotune workflow forget NAME [--user USER]\n\n"
         "Workflows: pipelines of jobs tuned together, stage by stage, for the run's time and cost.\n"
-        "define   registers the workflow file (JSON: workflow, gamma, budget in runs, functions with\n"
+        "define   registers the workflow file (JSON: workflow, gamma, budget in runs, search, functions with\n"
         "         name, after, space; see autotune-workflow(1)) as yours; jobs then name it with\n"
         "         sbatch --autotune-workflow=NAME --autotune=FUNCTION.  Defining the same file again\n"
         "         changes nothing; another definition under the same name is refused.\n"

@@ -26,8 +26,8 @@ std::vector<std::vector<std::string>> workflow_stages(const WorkflowRecord &wf);
 // workflow.hpp).  nullopt when a function has no time.
 std::optional<double> run_critical_path(const WorkflowRecord &wf, const std::vector<WorkflowFunctionRun> &measured);
 
-// The workflow's next plan from its runs, by the workflow search (workflow_search.hpp, strategy
-// stage; its first InitialTrials runs, of autotune.conf, take each function's initial design): the
+// The workflow's next plan from its runs, by the workflow search (workflow_search.hpp, the
+// strategy of the file's "search", stage by default; its first InitialTrials runs, of autotune.conf, take each function's initial design): the
 // next run's configuration of every function with its prediction and why, or, once a stopping
 // rule fired (the budget of runs, improvement, ei), converged on the best run.
 WorkflowPlan plan_workflow(Store &store, const Conf &conf, const WorkflowRecord &wf);

@@ -52,16 +52,33 @@ TEST(WorkflowParse, Defaults) {
   const Workflow w = Workflow::parse(wf(R"({"name": "a"})"));
   EXPECT_DOUBLE_EQ(w.gamma, 0.5);
   EXPECT_EQ(w.budget, 12u);
+  EXPECT_EQ(w.search, WorkflowStrategy::stage);
+  EXPECT_EQ(w.to_json().find("search"), std::string::npos);
   EXPECT_TRUE(w.functions[0].after.empty());
+}
+
+TEST(WorkflowParse, Search) {
+  const std::string a = R"({"name": "a"})";
+  for (const char *name : {"stage", "function", "flat", "random"}) {
+    const Workflow w = Workflow::parse(wf(a, std::string(R"("search": ")") + name + R"(", )"));
+    EXPECT_STREQ(workflow_strategy_name(w.search), name);
+    EXPECT_EQ(Workflow::parse(w.to_json()), w);
+  }
+  EXPECT_FALSE(Workflow::parse(wf(a, R"("search": "function", )")) == Workflow::parse(wf(a)));
+  EXPECT_EQ(error_of(wf(a, R"("search": "greedy", )")),
+            "wf.json: search: 'greedy' is not a workflow strategy; allowed: stage, function, flat, "
+            "random");
+  EXPECT_EQ(error_of(wf(a, R"("search": 1, )")),
+            "wf.json: search: a number; allowed: one of stage, function, flat, random");
 }
 
 TEST(WorkflowParse, RefusesBadDocuments) {
   EXPECT_NE(error_of("{").find("wf.json: not valid JSON"), std::string::npos) << error_of("{");
   EXPECT_EQ(error_of("[1]"),
             "wf.json: the workflow file holds a list; allowed: an object with keys workflow, "
-            "gamma, budget, functions");
+            "gamma, budget, search, functions");
   EXPECT_EQ(error_of(wf(R"({"name": "a"})", R"("gama": 0.5, )")),
-            "wf.json: unknown key 'gama'; allowed: workflow, gamma, budget, functions");
+            "wf.json: unknown key 'gama'; allowed: workflow, gamma, budget, search, functions");
   EXPECT_EQ(error_of(R"({"functions": [{"name": "a"}]})"),
             "wf.json: workflow: missing; the workflow needs a name");
   EXPECT_NE(error_of(R"({"workflow": "a b", "functions": [{"name": "a"}]})")

@@ -11,7 +11,9 @@
 //
 // Keys: "workflow" (required; a name as validate_class_name: 1..64 of [A-Za-z0-9._-]), "gamma"
 // (a number from 0 to 1; default 0.5), "budget" (runs of the whole workflow, 1..kMaxWorkflowBudget;
-// default 12), "functions" (required, 1..kMaxWorkflowFunctions).  Per function: "name" (required,
+// default 12), "search" (the strategy of workflow_search.hpp that tunes it on Slurm: "stage", the
+// default, "function", "flat" or "random"; `autotune replay --workflow` runs its own --strategy
+// list side by side instead), "functions" (required, 1..kMaxWorkflowFunctions).  Per function: "name" (required,
 // as the workflow's), "after" (names of functions it runs after; default none), "space" (the
 // --autotune-space syntax of space.hpp; optional), "problem" (the table problem it maps to in
 // `autotune replay --workflow`; optional).  Any other key is refused ("fail closed").
@@ -47,6 +49,13 @@ inline constexpr std::size_t kMaxWorkflowText = 256 * 1024;  // bytes of JSON
 inline constexpr std::size_t kMaxWorkflowBudget = 10000;     // runs
 inline constexpr std::size_t kMaxWorkflowProblemName = 256;  // characters of "problem"
 
+// How a workflow is searched (workflow_search.hpp describes each).
+enum class WorkflowStrategy { stage, function, flat, random };
+// "stage", "function", "flat", "random".
+const char *workflow_strategy_name(WorkflowStrategy s);
+// Throws Error(invalid_argument) naming `field` and the allowed names.
+WorkflowStrategy parse_workflow_strategy(std::string_view field, std::string_view name);
+
 struct WorkflowFunction {
   std::string name;
   std::vector<std::string> after;  // as written, distinct
@@ -60,6 +69,7 @@ struct Workflow {
   std::string name;
   double gamma = 0.5;
   std::size_t budget = 12;
+  WorkflowStrategy search = WorkflowStrategy::stage;
   std::vector<WorkflowFunction> functions;  // in file order
 
   // Parses and validates the JSON above.  `known_problems`, when given, is the set "problem"
@@ -68,7 +78,7 @@ struct Workflow {
   // function of the workflow" -- `source` (a file name) first, then the function (index and
   // name) and the key.  Refuses: malformed JSON, text over kMaxWorkflowText, unknown keys,
   // values of the wrong type, a missing or bad name, gamma outside [0, 1], a budget outside
-  // 1..kMaxWorkflowBudget, no functions or more than kMaxWorkflowFunctions, duplicate names,
+  // 1..kMaxWorkflowBudget, an unknown search, no functions or more than kMaxWorkflowFunctions, duplicate names,
   // "after" naming an unknown function, the function itself or one function twice, cycles (the
   // message lists one cycle), a space that space.hpp refuses, an unknown problem.
   static Workflow parse(std::string_view json, std::string_view source = "workflow",
@@ -76,7 +86,8 @@ struct Workflow {
   // Reads FILE (Error(not_found) when missing, Error(io) when unreadable) and parses it.
   static Workflow load(const std::string &path,
                        const std::vector<std::string> *known_problems = nullptr);
-  // Canonical JSON (keys as above, "after" always present, "space" and "problem" when given):
+  // Canonical JSON (keys as above, "after" always present, "search" when not "stage", "space"
+  // and "problem" when given):
   // parse(to_json()) == *this.
   std::string to_json() const;
 

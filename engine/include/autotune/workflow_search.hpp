@@ -76,12 +76,6 @@
 
 namespace autotune {
 
-enum class WorkflowStrategy { stage, function, flat, random };
-// "stage", "function", "flat", "random".
-const char *workflow_strategy_name(WorkflowStrategy s);
-// Throws Error(invalid_argument) naming `field` and the allowed names.
-WorkflowStrategy parse_workflow_strategy(std::string_view field, std::string_view name);
-
 // What one function may run on.
 struct FunctionCandidates {
   CandidateSet candidates;  // e.g. CandidateSet::from_candidates(enumerate(space, inventory))
@@ -140,7 +134,8 @@ struct WorkflowSearchOptions {
   void validate() const;
 };
 
-// The options of a workflow's search from the file: gamma is the file's, budget its budget.
+// The options of a workflow's search from the file: gamma is the file's, budget its budget,
+// strategy its "search".
 WorkflowSearchOptions workflow_search_options(const Workflow &w);
 
 struct FunctionProposal {
