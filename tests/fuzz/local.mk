@@ -10,7 +10,8 @@ FUZZ_TARGETS = \
 	tests/fuzz/fuzz_csv \
 	tests/fuzz/fuzz_bb \
 	tests/fuzz/fuzz_record \
-	tests/fuzz/fuzz_manifest
+	tests/fuzz/fuzz_manifest \
+	tests/fuzz/fuzz_workflow
 noinst_PROGRAMS += $(FUZZ_TARGETS)
 FUZZ_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/fuzz
 
@@ -38,6 +39,12 @@ tests_fuzz_fuzz_csv_SOURCES = tests/fuzz/fuzz_csv.cc tests/fuzz/fuzz.hpp
 tests_fuzz_fuzz_csv_CPPFLAGS = $(FUZZ_CPPFLAGS)
 tests_fuzz_fuzz_csv_LDFLAGS = $(FUZZ_LDFLAGS)
 tests_fuzz_fuzz_csv_LDADD = $(AT_ENGINE) $(AT_SEARCH) $(AT_COMMON)
+
+# Workflow files (Workflow::parse, cut_stages, critical_path).
+tests_fuzz_fuzz_workflow_SOURCES = tests/fuzz/fuzz_workflow.cc tests/fuzz/fuzz.hpp
+tests_fuzz_fuzz_workflow_CPPFLAGS = $(FUZZ_CPPFLAGS) $(EIGEN_CFLAGS) $(JSON_CFLAGS)
+tests_fuzz_fuzz_workflow_LDFLAGS = $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_workflow_LDADD = $(AT_SEARCH) $(AT_COMMON)
 
 # autotune-bb's command lines from #BB_LUA directives (tools/args.cc, units, tier names and keys).
 tests_fuzz_fuzz_bb_SOURCES = tests/fuzz/fuzz_bb.cc tests/fuzz/fuzz.hpp tools/args.cc tools/args.hpp
