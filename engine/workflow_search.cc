@@ -47,7 +47,9 @@ struct FunctionModel {
 };
 
 // A GP of log(value) of the successful measurements of one function; false with fewer than two
-// distinct candidates measured.
+// distinct candidates measured, except for a function of one candidate (a fixed configuration,
+// e.g. a space of one point), whose model is the mean and spread of its measurements' logs: it
+// needs no GP and must not hold back the other functions' models.
 // With `chol`, also the factor of the joint posterior covariance (at most kMaxJointSample
 // candidates; more are sampled by their marginals).
 constexpr std::size_t kMaxJointSample = 1500;
@@ -58,6 +60,18 @@ bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, do
   std::set<std::size_t> distinct;
   for (const auto &o : obs) distinct.insert(o.first);
   const Eigen::MatrixXd &Xall = cs.encoded();
+  if (cs.size() == 1 && !obs.empty()) {
+    double m = 0, v = 0;
+    for (const auto &o : obs) m += std::log(o.second);
+    m /= static_cast<double>(obs.size());
+    for (const auto &o : obs) v += (std::log(o.second) - m) * (std::log(o.second) - m);
+    const double spread = obs.size() > 1 ? std::sqrt(v / static_cast<double>(obs.size() - 1)) : 0.0;
+    *mu = {m};
+    *sd = {spread / std::sqrt(static_cast<double>(obs.size()))};  // of the mean
+    if (chol) *chol = Eigen::MatrixXd::Constant(1, 1, (*sd)[0]);
+    if (ystd) *ystd = spread > 1e-12 ? spread : 1.0;
+    return true;
+  }
   if (distinct.size() < 2 || Xall.cols() == 0) return false;
   const Eigen::Index n = static_cast<Eigen::Index>(obs.size());
   Eigen::MatrixXd X(n, Xall.cols());
@@ -561,7 +575,7 @@ void propose_stage(const Context &cx, WorkflowProposal *p) {
         cs, tobs, cx.o.engine, Rng(cx.o.seed, kStreamGp + 2 * f).next(), &fm.mu, &fm.sd,
         cx.o.acquisition == WorkflowSearchOptions::Acquisition::thompson ? &fm.chol : nullptr,
         &fm.y_std, &hyper);
-    if (fm.modelled && cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei)
+    if (fm.modelled && cx.o.acquisition == WorkflowSearchOptions::Acquisition::ei && cs.size() > 1)
       fm.p_ok = success_probability(cs, labels, cx.o.engine,
                                     Rng(cx.o.seed, kStreamClassifier + f).next(), hyper);
     // The expected-improvement choice models cost on its own even with rates: the cost surface

@@ -351,3 +351,48 @@ TEST(WorkflowSearch, FailedFunctionsAreNotProposedAgain) {
     runs.push_back(run);
   }
 }
+
+// A function of one configuration (a fixed space) has nothing to model but its measurements;
+// it must not hold the other functions back in the initial design (on Slurm, the demo's prep and
+// eval have spaces of one point).
+TEST(WorkflowSearch, AFunctionOfOneConfigurationDoesNotHoldTheOthersBack) {
+  Table table = Table::parse_csv(table_text() + "one,1,2,30,0.3,1\n", "t.csv");
+  ReplaySpec spec;
+  spec.group = "w";
+  spec.features = {"nodes", "size"};
+  const std::vector<ReplayProblem> problems = load_problems(table, spec);
+  const Workflow w = Workflow::parse(R"({"workflow": "fixed", "gamma": 0.5, "budget": 12, "functions": [
+    {"name": "prep", "problem": "one"},
+    {"name": "x", "after": ["prep"], "problem": "b"},
+    {"name": "y", "after": ["prep"], "problem": "c"},
+    {"name": "eval", "after": ["x", "y"], "problem": "one"}]})");
+  const WorkflowReplay r = make_workflow_replay(w, problems);
+  ASSERT_EQ(r.functions[0].candidates.size(), 1u);
+  WorkflowSearchOptions o = workflow_search_options(w);
+  o.initial_runs = 3;
+  std::vector<WorkflowRun> runs;
+  const WorkflowOptimum opt = workflow_optimum(r, w.gamma);
+  double best = INFINITY;
+  for (int k = 0; k < 12; ++k) {
+    const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
+    if (p.stopped()) break;
+    if (runs.size() >= o.initial_runs) {
+      for (std::size_t f : {1u, 2u})
+        EXPECT_TRUE(p.functions[f].reason.find("design continued") == std::string::npos &&
+                    p.functions[f].reason.find("a random candidate") == std::string::npos)
+            << "run " << runs.size() + 1 << " " << w.functions[f].name << ": " << p.functions[f].reason;
+      EXPECT_TRUE(std::isfinite(p.time)) << "the proposal has a predicted time once every function has a model";
+    }
+    WorkflowRun run;
+    std::vector<std::size_t> pick;
+    for (std::size_t f = 0; f < w.functions.size(); ++f) {
+      const std::size_t c = p.functions[f].candidate;
+      const ReplayProblem &pr = *r.problems[f];
+      run.functions.push_back({c, false, pr.time[c], pr.cost[c]});
+      pick.push_back(c);
+    }
+    best = std::min(best, workflow_replay_score(r, pick, w.gamma));
+    runs.push_back(run);
+  }
+  EXPECT_LE(best, opt.score * 1.10) << "within 10% of the optimum after the budget";
+}
