@@ -224,7 +224,7 @@ int main(int argc, char **argv) {
     const std::size_t K = static_cast<std::size_t>(rank_k);
     // One step's rows: item factors as read (training and held-out ratings), and the gradients
     // of the users and items.
-    std::vector<float> vb, dvb, du, tv;
+    std::vector<float> vb(K), dvb(K), du, tv;
     // When each epoch's last micro-task on this worker ended (seconds since the start).
     std::vector<double> epoch_end(static_cast<std::size_t>(epochs), 0.0);
     const double t0 = now_s();
@@ -241,6 +241,47 @@ int main(int argc, char **argv) {
       auto *Ub = reinterpret_cast<float *>(&t.state[0]);
       auto user_row = [&](std::uint64_t u) { return Ub + (u - t.shard_begin) * K; };
       double se = 0, cnt = 0, train_se = 0, train_n = 0;
+      // The straggler's delay is taken once per micro-task, from the task's compute time: a
+      // clock read per step would cost more than the step itself at --batch 1.
+      const double a = now_s();
+      auto task_done = [&] {
+        slow.after_batch(now_s() - a);
+        const double row[4] = {se, cnt, train_se, train_n};
+        stats.inc_row(t.epoch, row);
+        auto &end = epoch_end[static_cast<std::size_t>(t.epoch)];
+        end = std::max(end, now_s() - t0);
+      };
+      if (batch == 1) {
+        // Plain per-rating SGD, read and written one row at a time: the same steps as the
+        // batched path below with one rating each, without its bookkeeping per step.
+        float *vv = vb.data(), *dv = dvb.data();
+        for (std::uint64_t u = t.begin; u < t.end; ++u) {
+          float *uu = user_row(u);
+          for (std::uint32_t j = d.off[u]; j < d.off[u + 1]; ++j) {
+            V.get(d.item[j], vv);
+            float p = 0;
+            for (std::size_t k = 0; k < K; ++k) p += uu[k] * vv[k];
+            const float e = d.value[j] - p;
+            train_se += static_cast<double>(e) * e;
+            train_n += 1;
+            for (std::size_t k = 0; k < K; ++k) {
+              const float uk = uu[k], vk = vv[k];
+              uu[k] += lr * (e * vk - lambda * uk);
+              dv[k] = lr * (e * uk - lambda * vk);
+            }
+            V.inc_row(d.item[j], dv);
+          }
+          for (std::uint32_t h = d.toff[u]; h < d.toff[u + 1]; ++h) {
+            V.get(d.titem[h], vv);
+            float p = 0;
+            for (std::size_t k = 0; k < K; ++k) p += uu[k] * vv[k];
+            se += (d.tvalue[h] - p) * (d.tvalue[h] - p);
+            cnt += 1;
+          }
+        }
+        task_done();
+        return;
+      }
       // The task's training ratings in user order, `batch` per step: every error is taken at
       // the step's start, then the users and items move by lr times their summed gradients.
       std::uint64_t u = t.begin;
@@ -249,9 +290,6 @@ int main(int argc, char **argv) {
       std::vector<std::uint32_t> rated;
       std::vector<std::int64_t> rows;
       std::vector<std::uint64_t> owner;
-      // The straggler's delay is taken once per micro-task, from the task's compute time: a
-      // clock read per step would cost more than the step itself at --batch 1.
-      const double a = now_s();
       while (u < t.end) {
         const std::uint64_t u_first = u;
         // The step's ratings: up to `batch` of them, from at most `batch` users.
@@ -312,11 +350,7 @@ int main(int argc, char **argv) {
           }
         }
       }
-      slow.after_batch(now_s() - a);
-      const double row[4] = {se, cnt, train_se, train_n};
-      stats.inc_row(t.epoch, row);
-      auto &end = epoch_end[static_cast<std::size_t>(t.epoch)];
-      end = std::max(end, now_s() - t0);
+      task_done();
     });
     const double secs = now_s() - t0;
     std::vector<double> ends(epoch_end.size());

@@ -160,8 +160,8 @@ struct Context::Impl {
   // The server loop: serves until the collective phase `seq` has completed on this server.
   void serve_until(std::int64_t seq) {
     unsigned idle = 0;
+    Message m;  // its buffer is reused by the next poll
     while (server.completed_phase() < seq) {
-      Message m;
       if (tx.poll(m)) {
         dispatch(m);
         idle = 0;

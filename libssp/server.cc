@@ -77,7 +77,7 @@ void Server::answer_get(int src, const std::string &data) {
       q.get<std::int64_t>();
       bytes += 16 + static_cast<std::size_t>(q.get<std::int64_t>()) * t.rb;
     }
-    w.buffer().reserve(std::min<std::size_t>(bytes, std::size_t{1} << 30));
+    w.buffer() = tx_.buffer(std::min<std::size_t>(bytes, std::size_t{1} << 30));
   }
   w.put<std::uint8_t>(kGetReply);
   w.put<std::int64_t>(vc_.min());

@@ -42,6 +42,8 @@ void Transport::progress() {
       reqs_[j] = reqs_[i];
       bufs_[j] = std::move(bufs_[i]);
       ++j;
+    } else {
+      recycle(std::move(*bufs_[i]));
     }
   }
   reqs_.resize(j);
@@ -52,8 +54,70 @@ void Transport::drain() {
   if (!reqs_.empty())
     check(MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE),
           "MPI_Waitall");
+  for (auto &b : bufs_) recycle(std::move(*b));
   reqs_.clear();
   bufs_.clear();
+}
+
+std::string Transport::buffer(std::size_t bytes) {
+  std::string b;
+  if (bytes >= kPoolMin) {
+    // the smallest pooled buffer that is large enough
+    std::size_t best = pool_.size();
+    for (std::size_t i = 0; i < pool_.size(); ++i)
+      if (pool_[i].capacity() >= bytes &&
+          (best == pool_.size() || pool_[i].capacity() < pool_[best].capacity()))
+        best = i;
+    if (best < pool_.size()) {
+      b = std::move(pool_[best]);
+      pool_[best] = std::move(pool_.back());
+      pool_.pop_back();
+      pool_bytes_ -= b.capacity();
+      b.clear();
+      return b;
+    }
+  }
+  b.reserve(bytes);
+  return b;
+}
+
+std::string Transport::receive_buffer(std::size_t n) {
+  if (n >= kPoolMin) {
+    // A pooled buffer already holding n bytes or more is cut to n, which writes nothing (growing
+    // a string fills it with zeros first: a pass over the message before MPI writes it).
+    std::size_t best = pool_.size();
+    for (std::size_t i = 0; i < pool_.size(); ++i)
+      if (pool_[i].size() >= n && (best == pool_.size() || pool_[i].size() < pool_[best].size()))
+        best = i;
+    if (best < pool_.size()) {
+      std::string b = std::move(pool_[best]);
+      pool_[best] = std::move(pool_.back());
+      pool_.pop_back();
+      pool_bytes_ -= b.capacity();
+      b.resize(n);
+      return b;
+    }
+  }
+  std::string b = buffer(n);
+  b.resize(n);
+  return b;
+}
+
+void Transport::recycle(std::string &&buf) {
+  const std::size_t cap = buf.capacity();
+  if (cap < kPoolMin || cap > kPoolBytes) return;
+  // Full: the smallest buffer kept gives way to a larger one.
+  while (pool_.size() >= kPoolBuffers || pool_bytes_ + cap > kPoolBytes) {
+    auto it = std::min_element(pool_.begin(), pool_.end(), [](const auto &a, const auto &b) {
+      return a.capacity() < b.capacity();
+    });
+    if (it == pool_.end() || it->capacity() >= cap) return;
+    pool_bytes_ -= it->capacity();
+    *it = std::move(pool_.back());
+    pool_.pop_back();
+  }
+  pool_bytes_ += cap;
+  pool_.push_back(std::move(buf));
 }
 
 bool Transport::poll(Message &out) {
@@ -65,7 +129,8 @@ bool Transport::poll(Message &out) {
   MPI_Get_count(&st, MPI_BYTE, &n);
   out.source = st.MPI_SOURCE;
   out.tag = st.MPI_TAG;
-  out.data.resize(static_cast<std::size_t>(n));
+  recycle(std::move(out.data));
+  out.data = receive_buffer(static_cast<std::size_t>(n));
   check(MPI_Recv(out.data.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm_, MPI_STATUS_IGNORE),
         "MPI_Recv");
   return true;
@@ -83,7 +148,7 @@ Message Transport::recv_from(int source, int tag) {
       Message m;
       m.source = source;
       m.tag = tag;
-      m.data.resize(static_cast<std::size_t>(n));
+      m.data = receive_buffer(static_cast<std::size_t>(n));
       check(MPI_Recv(m.data.data(), n, MPI_BYTE, source, tag, comm_, MPI_STATUS_IGNORE),
             "MPI_Recv");
       return m;

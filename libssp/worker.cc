@@ -30,7 +30,8 @@ Worker::Worker(Transport &tx, const Tables &tables, const ConsistencyPolicy &pol
       servers_(servers),
       flush_bytes_(flush_bytes),
       profiler_(profiler),
-      known_min_(static_cast<std::size_t>(servers), 0) {}
+      known_min_(static_cast<std::size_t>(servers), 0),
+      prefetching_(static_cast<std::size_t>(servers), 0) {}
 
 void Worker::add_table() { caches_.emplace_back(); }
 
@@ -42,6 +43,8 @@ void Worker::reset_table(int id) {
   c.pending.clear();
   c.dirty.clear();
   c.dirty_rows.clear();
+  c.read_whole_at = kNone;
+  c.prefetching = false;
 }
 
 void Worker::resume_at(std::int64_t clock) {
@@ -76,14 +79,14 @@ void Worker::ensure_pending(const TableShape &t, Cache &c) {
   c.dirty.assign(static_cast<std::size_t>(t.rows), 0);
 }
 
-void Worker::fetch(int id, const std::vector<ShardMap::Piece> &pieces) {
+std::vector<int> Worker::send_get(int id, const std::vector<ShardMap::Piece> &pieces) {
   const TableShape &t = tables_[static_cast<std::size_t>(id)];
-  Cache &c = caches_[static_cast<std::size_t>(id)];
   const int S = servers_;
   std::vector<std::vector<const ShardMap::Piece *>> by(static_cast<std::size_t>(S));
   for (const auto &p : pieces)
     by[static_cast<std::size_t>(t.map.server_of_shard(p.shard))].push_back(&p);
   const std::int64_t need = policy_.required_min_clock(clock_);
+  std::vector<int> asked;
   for (int s = 0; s < S; ++s) {
     const auto &v = by[static_cast<std::size_t>(s)];
     if (v.empty()) continue;
@@ -97,29 +100,72 @@ void Worker::fetch(int id, const std::vector<ShardMap::Piece> &pieces) {
       w.put<std::int64_t>(p->count);
     }
     tx_.send(s, kTagRequest, w.take());
+    asked.push_back(s);
   }
-  for (int s = 0; s < S; ++s) {
-    if (by[static_cast<std::size_t>(s)].empty()) continue;
-    Message m = tx_.recv_from(s, kTagReply);
-    Reader r(m.data, "get reply");
-    if (r.get<std::uint8_t>() != kGetReply)
-      throw Error(Errc::internal, "ssp: expected a get reply");
-    const auto mn = r.get<std::int64_t>();
-    note_min(s, mn);
-    if (r.get<std::int32_t>() != id)
-      throw Error(Errc::internal, "ssp: get reply for another table");
-    const auto n = r.get<std::uint32_t>();
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const auto first = r.get<std::int64_t>();
-      const auto count = r.get<std::int64_t>();
-      r.get_bytes(&c.rows[static_cast<std::size_t>(first) * t.rb],
-                  static_cast<std::size_t>(count) * t.rb);
-      for (std::int64_t row = first; row < first + count; ++row) {
-        c.stamp[static_cast<std::size_t>(row)] = mn;
-        c.fetched_at[static_cast<std::size_t>(row)] = clock_;
-      }
+  return asked;
+}
+
+void Worker::take_get_reply(int s, Message &&m) {
+  Reader r(m.data, "get reply");
+  if (r.get<std::uint8_t>() != kGetReply) throw Error(Errc::internal, "ssp: expected a get reply");
+  const auto mn = r.get<std::int64_t>();
+  note_min(s, mn);
+  const auto id = r.get<std::int32_t>();
+  if (id < 0 || id >= static_cast<std::int32_t>(tables_.size()))
+    throw Error(Errc::internal, "ssp: get reply for an unknown table");
+  const TableShape &t = tables_[static_cast<std::size_t>(id)];
+  Cache &c = caches_[static_cast<std::size_t>(id)];
+  ensure_cache(t, c);
+  const auto n = r.get<std::uint32_t>();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const auto first = r.get<std::int64_t>();
+    const auto count = r.get<std::int64_t>();
+    r.get_bytes(&c.rows[static_cast<std::size_t>(first) * t.rb],
+                static_cast<std::size_t>(count) * t.rb);
+    for (std::int64_t row = first; row < first + count; ++row) {
+      c.stamp[static_cast<std::size_t>(row)] = mn;
+      c.fetched_at[static_cast<std::size_t>(row)] = clock_;
     }
   }
+  tx_.recycle(std::move(m.data));
+}
+
+Message Worker::reply_from(int s) {
+  for (;;) {
+    Message m = tx_.recv_from(s, kTagReply);
+    auto &p = prefetching_[static_cast<std::size_t>(s)];
+    if (p > 0 && !m.data.empty() && static_cast<std::uint8_t>(m.data[0]) == kGetReply) {
+      take_get_reply(s, std::move(m));
+      --p;
+      continue;
+    }
+    return m;
+  }
+}
+
+void Worker::drain_prefetches() {
+  for (int s = 0; s < servers_; ++s)
+    while (prefetching_[static_cast<std::size_t>(s)] > 0) {
+      take_get_reply(s, tx_.recv_from(s, kTagReply));
+      --prefetching_[static_cast<std::size_t>(s)];
+    }
+  for (auto &c : caches_) c.prefetching = false;
+}
+
+void Worker::prefetch() {
+  for (std::size_t id = 0; id < tables_.size(); ++id) {
+    Cache &c = caches_[id];
+    if (c.read_whole_at != clock_ - 1) continue;
+    const TableShape &t = tables_[id];
+    for (int s : send_get(static_cast<int>(id), t.map.split(0, t.rows)))
+      ++prefetching_[static_cast<std::size_t>(s)];
+    c.prefetching = true;
+  }
+}
+
+void Worker::fetch(int id, const std::vector<ShardMap::Piece> &pieces) {
+  drain_prefetches();  // no other get reply is outstanding while this one is awaited
+  for (int s : send_get(id, pieces)) take_get_reply(s, tx_.recv_from(s, kTagReply));
 }
 
 void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
@@ -129,6 +175,8 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
     invalid("table '" + t.name + "': rows [" + std::to_string(first) + ", " +
             std::to_string(first + count) + ") are outside 0.." + std::to_string(t.rows));
   ensure_cache(t, c);
+  if (c.prefetching) drain_prefetches();
+  if (first == 0 && count == t.rows) c.read_whole_at = clock_;
   auto usable = [&](std::int64_t r) {
     const auto i = static_cast<std::size_t>(r);
     return c.stamp[i] != kNone && policy_.cache_usable(c.stamp[i], c.fetched_at[i], clock_);
@@ -204,6 +252,7 @@ void Worker::get_at(int id, const std::int64_t *rows, std::int64_t n, char *out)
       invalid("table '" + t.name + "': row " + std::to_string(rows[k]) + " is outside 0.." +
               std::to_string(t.rows));
   ensure_cache(t, c);
+  if (c.prefetching) drain_prefetches();
   // The rows that miss, fetched together (one message per server, runs of consecutive rows).
   // A read of a few rows fetches their aligned blocks instead, as get() does for a short read:
   // a reader of one row at a time would otherwise pay a round trip per row.
@@ -272,7 +321,9 @@ void Worker::inc_rows(int id, std::int64_t first, std::int64_t count, const void
   if (dirty_bytes_ > flush_bytes_) flush(-1);
 }
 
-void Worker::flush(std::int64_t clock_after) {
+void Worker::flush(std::int64_t clock_after, bool refetch_whole) {
+  // A prefetch reply stored after this flush would not hold the increments folded in below.
+  drain_prefetches();
   const int S = servers_;
   std::vector<Writer> ws(static_cast<std::size_t>(S));
   std::vector<bool> has(static_cast<std::size_t>(S), false);
@@ -309,7 +360,11 @@ void Worker::flush(std::int64_t clock_after) {
       // The message's size is known: one allocation, no copies as it grows.
       std::size_t bytes = w.size() + 12 + 4;
       for (auto [a, n] : rv) bytes += 16 + static_cast<std::size_t>(n) * t.rb;
-      w.buffer().reserve(bytes);
+      if (w.buffer().capacity() < bytes) {
+        std::string b = tx_.buffer(bytes);
+        b.append(w.buffer());
+        w.buffer() = std::move(b);
+      }
       w.put<std::int32_t>(static_cast<std::int32_t>(id));
       w.put<std::uint32_t>(static_cast<std::uint32_t>(rv.size()));
       for (auto [a, n] : rv) {
@@ -319,8 +374,12 @@ void Worker::flush(std::int64_t clock_after) {
                     static_cast<std::size_t>(n) * t.rb);
       }
     }
-    // Fold what was sent into the cached rows, so reads keep seeing this worker's writes.
+    // Fold what was sent into the cached rows, so reads keep seeing this worker's writes; a
+    // table about to be fetched again whole (prefetch) is not folded but marked stale: the
+    // server's rows replace it, these increments included.
     const bool cached = !c.stamp.empty();
+    const bool refetch = cached && refetch_whole && c.read_whole_at == clock_;
+    if (refetch) std::fill(c.stamp.begin(), c.stamp.end(), kNone);
     for (std::int64_t r : c.dirty_rows) {
       char *p = &c.pending[static_cast<std::size_t>(r) * t.rb];
       if (cached && c.stamp[static_cast<std::size_t>(r)] != kNone)
@@ -340,9 +399,13 @@ void Worker::flush(std::int64_t clock_after) {
 }
 
 std::int64_t Worker::advance() {
-  flush(clock_ + 1);
+  drain_prefetches();
+  flush(clock_ + 1, true);
   ++clock_;
   profiler_.worker_clock(clock_, in_run_);
+  // The tables read whole in the clock just ended are asked for again now: their replies come
+  // while this worker waits at the bound and asks for its next micro-task.
+  prefetch();
   const std::int64_t need = policy_.required_min_clock(clock_);
   if (min_known() < need) {
     std::vector<int> asked;
@@ -355,7 +418,7 @@ std::int64_t Worker::advance() {
         asked.push_back(s);
       }
     for (int s : asked) {
-      Message m = tx_.recv_from(s, kTagReply);
+      Message m = reply_from(s);
       Reader r(m.data, "wait reply");
       if (r.get<std::uint8_t>() != kWaitReply)
         throw Error(Errc::internal, "ssp: expected a wait reply");
@@ -366,6 +429,7 @@ std::int64_t Worker::advance() {
 }
 
 void Worker::barrier(std::uint8_t kind, std::int64_t seq) {
+  drain_prefetches();
   flush(-1);
   for (int s = 0; s < servers_; ++s) {
     Writer w;
@@ -376,7 +440,7 @@ void Worker::barrier(std::uint8_t kind, std::int64_t seq) {
   }
   const int acks = kind == kPlain ? servers_ : 1;
   for (int s = 0; s < acks; ++s) {
-    Message m = tx_.recv_from(s, kTagReply);
+    Message m = reply_from(s);
     Reader r(m.data, "barrier ack");
     if (r.get<std::uint8_t>() != kBarrierAck)
       throw Error(Errc::internal, "ssp: expected a barrier ack");
@@ -403,7 +467,7 @@ bool Worker::run_tasks(const Job &job, const TaskFn &fn, std::uint64_t *checkpoi
       have_done = false;
     }
     tx_.send(0, kTagRequest, w.take());
-    Message m = tx_.recv_from(0, kTagReply);
+    Message m = reply_from(0);
     Reader r(m.data, "task reply");
     if (r.get<std::uint8_t>() != kTaskReply)
       throw Error(Errc::internal, "ssp: expected a task reply");

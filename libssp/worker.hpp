@@ -7,7 +7,9 @@
 // the bytes buffered; whether run()'s task loop is running.
 //
 // Reads go through the cache under the consistency policy (a miss fetches the aligned block of
-// kFetchBlock rows around it), the worker's own unsent increments are added in (read-my-writes);
+// kFetchBlock rows around it; a table read whole in a clock is asked for again, whole, as soon as
+// the next clock starts, and its reply stored when it arrives or at the first read, whichever
+// comes first), the worker's own unsent increments are added in (read-my-writes);
 // increments are sent batched per server at clock(), at barriers, or early past flush_bytes.
 // run_tasks() is the worker loop of Context::run(): ask rank 0 for a micro-task, run it, report
 // it, clock or checkpoint when told.  It tells the Profiler its clocks and samples.
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "profiling.hpp"
+#include "protocol.hpp"
 #include "shard_map.hpp"
 #include "ssp/consistency.hpp"
 #include "ssp/job.hpp"
@@ -66,6 +69,10 @@ class Worker {
     std::vector<char> pending;
     std::vector<std::uint8_t> dirty;
     std::vector<std::int64_t> dirty_rows;
+    // The clock in which the table was last read whole (get of all its rows), and whether a
+    // prefetch of it is on its way.
+    std::int64_t read_whole_at = kNone;
+    bool prefetching = false;
   };
 
   std::int64_t min_known() const;
@@ -73,13 +80,28 @@ class Worker {
   void ensure_cache(const TableShape &t, Cache &c);
   void ensure_pending(const TableShape &t, Cache &c);
   void mark_dirty(const TableShape &t, Cache &c, std::int64_t r);
+  // Asks the servers for `pieces` of table `id` under the policy at this clock; returns the
+  // servers asked (one kGet each).
+  std::vector<int> send_get(int id, const std::vector<ShardMap::Piece> &pieces);
+  // Stores a kGetReply from server `s` in its table's cache, stamped with this clock; its buffer
+  // goes back to the transport.
+  void take_get_reply(int s, Message &&m);
+  // The next reply from server `s` that is not the answer to a prefetch (those are stored).
+  Message reply_from(int s);
+  // Asks again for the tables read whole in the clock just ended (replies taken by reply_from or
+  // drain_prefetches).
+  void prefetch();
+  // Waits for every outstanding prefetch reply and stores it.
+  void drain_prefetches();
   void fetch(int id, const std::vector<ShardMap::Piece> &pieces);
   // Whether a cached row may be read under the policy.
   bool usable(const Cache &c, std::int64_t r) const;
   // Copies row r (cached, plus this worker's unsent increments) to out.
   void copy_row(const TableShape &t, const Cache &c, std::int64_t r, char *out) const;
   // Sends the buffered increments (and, with clock_after >= 0, the new clock to every server).
-  void flush(std::int64_t clock_after);
+  // With refetch_whole, the tables read whole in this clock are left to the prefetch that
+  // follows (their cached rows are marked stale instead of adding the increments to them).
+  void flush(std::int64_t clock_after, bool refetch_whole = false);
   void invalidate_caches();
 
   Transport &tx_;
@@ -91,6 +113,7 @@ class Worker {
 
   std::int64_t clock_ = 0;
   std::vector<std::int64_t> known_min_;  // per server
+  std::vector<int> prefetching_;         // per server: prefetch replies not yet received
   std::vector<Cache> caches_;            // per table
   std::size_t dirty_bytes_ = 0;
   bool in_run_ = false;

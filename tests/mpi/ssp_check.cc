@@ -4,6 +4,10 @@
 //        whether worker w's update of clock k was seen; fails on any read that misses an update
 //        of a clock <= c-S-1, sees one of a clock > c+S, misses its own writes, sees a value
 //        other than 0/1, or reads a row through get_rows_at unlike through get_rows.  Also checks that sums of increments are exact after a final barrier.
+//   ssp_check prefetch [CLOCKS]  a table read whole every clock (libssp asks for it again as the
+//        next clock starts) while increments are sent early (flush_bytes at its minimum): every
+//        read must see all of the worker's own increments, and every other worker's of clocks
+//        <= c-s-1; the sums are exact after a final barrier.
 //   ssp_check badconfig servers|staleness|rows   a bad configuration: every rank must fail at
 //        construction with one clear line ("rank R: error: ...") and exit 3.
 //   ssp_check tasks        micro-task scheduling with worker 0 slowed 3x: every unit run exactly
@@ -137,6 +141,69 @@ int staleness_mode(const std::string &arg, int clocks) {
         agg[1] == 0 ? "ok" : "FAIL", arg.c_str(), ctx.policy().name().c_str(), agg[0], W, agg[1],
         agg[2], agg[3]);
     std::printf("%s sums exact after the final barrier: %s\n", sums_ok ? "ok" : "FAIL",
+                sums_ok ? "every cell as expected" : "a cell differs");
+  }
+  return bad;
+}
+
+int prefetch_mode(int clocks) {
+  ssp::Options o;
+  o.staleness = 1;
+  o.servers = 1;
+  o.logical_servers = 2;
+  o.flush_bytes = 1024;  // one row of increments is sent at once, mid-clock
+  ssp::Context ctx(MPI_COMM_WORLD, o);
+  const int W = ctx.workers();
+  constexpr int kCols = 512;  // 2 KiB per row: more than flush_bytes
+  auto t = ctx.table<std::int32_t>("t", W, kCols);
+  long reads = 0, violations = 0;
+  std::string first_violation;
+  if (ctx.is_worker()) {
+    const int me = ctx.worker_index();
+    std::vector<std::int32_t> m(static_cast<std::size_t>(W * kCols));
+    const std::vector<std::int32_t> one(kCols, 1);
+    int mine = 0;  // this worker's increments so far; one per clock, made right after clock()
+    auto check = [&](const char *when) {
+      t.get_rows(0, W, m.data());
+      ++reads;
+      const long c = ctx.current_clock();
+      for (int w = 0; w < W; ++w) {
+        // worker w's increments of clocks <= c-s-1: one each in clocks 1 .. c-s-1
+        const long need = w == me ? mine : std::max(0L, c - o.staleness - 1);
+        for (int k = 0; k < kCols; ++k) {
+          const auto v = m[static_cast<std::size_t>(w * kCols + k)];
+          if (v < need || (w == me && v != need)) {
+            if (violations++ == 0)
+              first_violation = "worker " + std::to_string(me) + " at clock " + std::to_string(c) +
+                                " (" + when + ") read cell (" + std::to_string(w) + ", " +
+                                std::to_string(k) + ") = " + std::to_string(v) + ", expected " +
+                                (w == me ? "" : "at least ") + std::to_string(need);
+            break;
+          }
+        }
+      }
+    };
+    for (int c = 0; c < clocks; ++c) {
+      check("the clock's first read");
+      ctx.clock();
+      t.inc_rows(me, 1, one.data());  // sent at once, while the table is being fetched again
+      ++mine;
+      check("after an increment sent early");
+      if (me == 0) usleep(1000);  // worker 0 is slower: the others wait at the bound
+    }
+  }
+  const auto all = t.pull_all();
+  bool sums_ok = true;
+  for (auto v : all) sums_ok = sums_ok && v == clocks;
+  long tot[2] = {reads, violations}, agg[2];
+  MPI_Reduce(tot, agg, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (violations)
+    std::fprintf(stderr, "rank %d: first violation: %s\n", g_rank, first_violation.c_str());
+  const int bad = all_ok(MPI_COMM_WORLD, violations == 0 && sums_ok);
+  if (g_rank == 0) {
+    std::printf("%s prefetch (%s): %ld whole-table reads by %d workers, %ld violations\n",
+                agg[1] == 0 ? "ok" : "FAIL", ctx.policy().name().c_str(), agg[0], W, agg[1]);
+    std::printf("%s prefetch sums exact after the final barrier: %s\n", sums_ok ? "ok" : "FAIL",
                 sums_ok ? "every cell as expected" : "a cell differs");
   }
   return bad;
@@ -459,6 +526,8 @@ int main(int argc, char **argv) {
   try {
     if (mode == "staleness" && argc > 2)
       bad = staleness_mode(argv[2], argc > 3 ? std::atoi(argv[3]) : 30);
+    else if (mode == "prefetch")
+      bad = prefetch_mode(argc > 2 ? std::atoi(argv[2]) : 30);
     else if (mode == "tasks")
       bad = tasks_mode();
     else if (mode == "ckpt-save" && argc > 3)
@@ -467,7 +536,8 @@ int main(int argc, char **argv) {
       bad = ckpt_mode(false, argv[2], -1);
     else if (g_rank == 0)
       std::fprintf(stderr,
-                   "usage: ssp_check staleness S|asp [CLOCKS] | badconfig servers|staleness|rows | "
+                   "usage: ssp_check staleness S|asp [CLOCKS] | prefetch [CLOCKS] | badconfig "
+                   "servers|staleness|rows | "
                    "tasks | ckpt-save DIR CLOCK | ckpt-resume DIR\n");
   } catch (const std::exception &e) {
     std::fprintf(stderr, "rank %d: error: %s\n", g_rank, e.what());

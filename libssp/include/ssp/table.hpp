@@ -10,7 +10,9 @@
 //       while the policy allows (ConsistencyPolicy::cache_usable), else it is fetched from its
 //       server, which answers once its minimum clock is high enough (a miss in a read of fewer
 //       than 64 rows fetches the aligned 64-row block around it in one round trip).  The worker's
-//       own increments not yet sent are added in (read-my-writes).
+//       own increments not yet sent are added in (read-my-writes).  A table read whole in a
+//       clock is fetched again, whole, as the next clock starts (prefetch), so that a dense
+//       model's first read of the clock seldom waits for the server.
 //   get_rows_at(rows, n, out)   reads n rows anywhere in the table (a sparse model's rows of a
 //       mini-batch; repeats allowed) in out[i*cols ..]: the rows that miss the cache are
 //       fetched in one round trip per server, not one per row (a read of fewer than 8 rows
