@@ -144,9 +144,11 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       }
     }
     w = rgpe_weights(bm, bv, yo, lm, lv, Rng(o.seed, kStreamGp + 1).next() ^ done.size(),
-                     o.history_ties_to_own);
+                     o.history_ties_to_own, o.history_gate);
     p.history_weights.assign(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(nb));
     p.own_weight = w[nb];
+    // The initial design after the history's picks (design.cc) filled the proposal.
+    if (p.indices.size() >= slots) return p;
   }
 
   // The constraint model: a GP on the +1 / -1 labels of every finished trial, standardized, with

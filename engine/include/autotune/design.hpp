@@ -69,17 +69,25 @@ struct EngineOptions {
   // RGPE's weights: a draw in which the target's own model orders the trials as well as the
   // best base model counts for the target alone (false: ties are shared, as in the paper).
   bool history_ties_to_own = false;
+  // The gate (history.hpp): once the target has its own model, a base model gets weight only if
+  // its mean orders the target's trials better than a random order at this many standard
+  // deviations of Kendall's test (0: no gate).
+  double history_gate = 1.645;  // chosen by bench/engine-cv (bench/README.md)
+  // With a warm start, the first history_picks trials are the history's; the rest of the
+  // initial design (up to initial_trials) is space-filling (0: the whole initial design, the
+  // history acts through its weights only; >= initial_trials: the history replaces the design).
+  std::size_t history_picks = 1;  // chosen by bench/engine-cv (bench/README.md)
   // How the weighted models propose once the target has its own model: rgpe, EI on the
   // weighted ensemble (Feurer et al. 2018); taf, the weighted sum of the target's EI and each
   // history model's predicted improvement over the target's best trial (the transfer
   // acquisition function of Wistuba, Schilling & Schmidt-Thieme, Machine Learning 2018), which
   // keeps the target's own uncertainty driving exploration.
   enum class HistoryMode { rgpe, taf };
-  HistoryMode history_mode = HistoryMode::taf;  // chosen by bench/engine-cv
+  HistoryMode history_mode = HistoryMode::rgpe;  // chosen by bench/engine-cv (bench/README.md)
   GpFitOptions gp;          // its seed is derived from `seed`
   bool predictions = true;  // fill Proposal::predictions
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
-  // or collapse fraction outside [0, 1], bad stop.
+  // or collapse fraction outside [0, 1], a history gate outside [0, 10], bad stop.
   void validate() const;
 };
 
