@@ -39,15 +39,16 @@ const char *explore_name(Explore e) {
     case Explore::none: return "none";
     case Explore::spacefill: return "spacefill";
     case Explore::random: return "random";
+    case Explore::local: return "local";
   }
   return "?";
 }
 
 Explore parse_explore(std::string_view field, std::string_view value) {
-  for (Explore e : {Explore::none, Explore::spacefill, Explore::random})
+  for (Explore e : {Explore::none, Explore::spacefill, Explore::random, Explore::local})
     if (value == explore_name(e)) return e;
   throw_invalid(std::string(field) + ": '" + std::string(value) +
-                "' is not an exploration; allowed: none, spacefill, random");
+                "' is not an exploration; allowed: none, spacefill, random, local");
 }
 
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {

@@ -260,6 +260,26 @@ TEST(Explore, ScheduledShareOfProposalsExplores) {
   EXPECT_EQ(propose(g.cs, done, {}, 1, o).explored, 0u);
   o.explore_share = 1.5;
   EXPECT_THROW(propose(g.cs, done, {}, 1, o), Error);
+  // Local search: every proposal after the design is one of the untried candidates nearest the
+  // incumbent (here at most 5 of 100).
+  o.explore = Explore::local;
+  o.explore_share = 1;
+  std::vector<Observation> local(done.begin(), done.begin() + 3);
+  for (size_t t = 0; t < 6; ++t) {
+    const Proposal p = propose(g.cs, local, {}, 1, o);
+    ASSERT_EQ(p.indices.size(), 1u);
+    EXPECT_EQ(p.explored, 1u);
+    const size_t b = *p.best_index, i = p.indices[0];
+    size_t closer = 0;
+    const double d = std::hypot(g.x[i] - g.x[b], g.y[i] - g.y[b]);
+    std::set<size_t> tried;
+    for (const auto &ob : local) tried.insert(ob.index);
+    for (size_t j = 0; j < g.cs.size(); ++j)
+      if (!tried.count(j) && std::hypot(g.x[j] - g.x[b], g.y[j] - g.y[b]) < d - 1e-9) ++closer;
+    EXPECT_LT(closer, 5u) << "trial " << t;
+    local.push_back(Observation::ok(i, g.score(i, 3, 7)));
+  }
+  EXPECT_EQ(parse_explore("--explore", "local"), Explore::local);
   EXPECT_EQ(parse_explore("--explore", "random"), Explore::random);
   EXPECT_THROW(parse_explore("--explore", "thompson"), Error);
 }

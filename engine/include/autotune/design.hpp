@@ -34,8 +34,8 @@ struct WarmStart;  // history.hpp
 //             inputs), weighted by its probability of running;
 //  random     a seeded uniform draw among the untried candidates, kept with its probability of
 //             running (else drawn again, up to 16 times).
-enum class Explore { none, spacefill, random };
-const char *explore_name(Explore e);  // "none", "spacefill", "random"
+enum class Explore { none, spacefill, random, local };
+const char *explore_name(Explore e);  // "none", "spacefill", "random", "local"
 // Throws Error(invalid_argument) naming `field` and the allowed values.
 Explore parse_explore(std::string_view field, std::string_view value);
 
@@ -58,7 +58,8 @@ struct EngineOptions {
   Failures failures = Failures::classifier;
   StoppingOptions stop;
   // Exploration: the share of the proposals after the initial design made by `explore` instead
-  // of EI (the trials t = initial, ... for which floor((t - initial + 1) share) grows), and the
+  // of EI (spacefill: the untried candidate farthest from every taken one; random; local: the
+  // highest EI among the untried candidates nearest the incumbent, a twentieth of them, >= 5) (the trials t = initial, ... for which floor((t - initial + 1) share) grows), and the
   // EI collapse rule: a proposal whose largest EI is below explore_collapse x the best score
   // explores too (0: never).
   Explore explore = Explore::none;  // chosen by bench/engine-cv (bench/README.md)

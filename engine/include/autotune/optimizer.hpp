@@ -43,8 +43,8 @@
 //    they join EI (RGPE's ensemble, or TAF), weighted by how well each orders this problem's
 //    trials -- no weight until a model orders them better than a random order would (the gate).
 // 8. Exploration (EngineOptions::explore, off by default): a share of the proposals after the
-//    initial design goes to the untried candidate farthest from every tried one, or to a random
-//    one; bench/README.md has what it did on held-out generated problems.
+//    initial design goes to the untried candidate farthest from every tried one, to a random
+//    one, or to the best EI near the incumbent (local); bench/README.md has what it did on held-out generated problems.
 //
 // Strategies random and exhaustive (baselines for replay): a seeded random order, or the order of
 // the candidate set; they use the budget, exhausted and improvement rules.
