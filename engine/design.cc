@@ -17,6 +17,8 @@ namespace {
 
 // Streams of the seed, so the parts of one search draw independent numbers.
 constexpr std::uint64_t kStreamDesign = 1, kStreamRandom = 2;  // kStreamGp = 3: optimizer.cc
+// history.cc: 5 and 6, optimizer.cc: 7 (exploration).
+constexpr std::uint64_t kStreamWarmDesign = 8;
 
 double sq_dist(const Eigen::MatrixXd &X, std::size_t a, std::size_t b) {
   return (X.row(static_cast<Eigen::Index>(a)) - X.row(static_cast<Eigen::Index>(b))).squaredNorm();
@@ -37,15 +39,16 @@ const char *explore_name(Explore e) {
     case Explore::none: return "none";
     case Explore::spacefill: return "spacefill";
     case Explore::random: return "random";
+    case Explore::local: return "local";
   }
   return "?";
 }
 
 Explore parse_explore(std::string_view field, std::string_view value) {
-  for (Explore e : {Explore::none, Explore::spacefill, Explore::random})
+  for (Explore e : {Explore::none, Explore::spacefill, Explore::random, Explore::local})
     if (value == explore_name(e)) return e;
   throw_invalid(std::string(field) + ": '" + std::string(value) +
-                "' is not an exploration; allowed: none, spacefill, random");
+                "' is not an exploration; allowed: none, spacefill, random, local");
 }
 
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
@@ -71,6 +74,8 @@ void EngineOptions::validate() const {
   if (!(explore_collapse >= 0 && explore_collapse <= 1))
     throw_invalid("the exploration collapse fraction '" + format_double(explore_collapse) +
                   "' must be from 0 to 1");
+  if (!(history_gate >= 0 && history_gate <= 10))
+    throw_invalid("the history gate '" + format_double(history_gate) + "' must be from 0 to 10");
   stop.validate();
 }
 
@@ -189,8 +194,39 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
   // Initial design, and its continuation while the model has too little to learn from.
   const std::size_t distinct_ok =
       static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), 1));
-  // A warm start replaces the design: the history's models propose from the first trial on.
+  // A warm start: the history's models propose the first history_picks trials; the rest of the
+  // initial design fills the space around them (the maximin subset with the taken trials), so that the target's own model and the gate (history.hpp) see trials the history did
+  // not choose.
   if (o.history && o.history->size() > 0) {
+    const std::size_t started = done.size() + pending.size();
+    if (started >= o.history_picks && started < o.initial_trials) {
+      // The maximin subset, with the taken candidates, among design_draws random subsets of the
+      // untried ones (as initial_design(), on the seed's own stream).
+      const Eigen::MatrixXd &X = cs.encoded();
+      std::vector<std::size_t> untried_list, taken_list;
+      for (std::size_t i = 0; i < n; ++i) (taken[i] == 0 ? untried_list : taken_list).push_back(i);
+      const std::size_t m =
+          std::min({slots, o.initial_trials - started, untried_list.size()});
+      Rng rng(o.seed, kStreamWarmDesign);
+      std::vector<std::size_t> best;
+      double best_score = -1;
+      for (std::size_t d = 0; d < o.design_draws && m > 0; ++d) {
+        for (std::size_t i = 0; i < m; ++i)
+          std::swap(untried_list[i], untried_list[i + rng.below(untried_list.size() - i)]);
+        double min_d = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < m; ++i) {
+          for (std::size_t j = i + 1; j < m; ++j)
+            min_d = std::min(min_d, sq_dist(X, untried_list[i], untried_list[j]));
+          for (auto t : taken_list) min_d = std::min(min_d, sq_dist(X, untried_list[i], t));
+        }
+        if (min_d > best_score) {
+          best_score = min_d;
+          best.assign(untried_list.begin(), untried_list.begin() + static_cast<std::ptrdiff_t>(m));
+        }
+      }
+      for (auto i : best) take(i);
+    }
+    // The model runs even when the design filled the slots: the weights are reported.
     step.needs_model = slots > 0;
     return step;
   }

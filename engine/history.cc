@@ -98,7 +98,7 @@ std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
                                  const std::vector<Eigen::VectorXd> &base_var,
                                  const Eigen::VectorXd &y, const Eigen::VectorXd &loo_mean,
                                  const Eigen::VectorXd &loo_var, std::uint64_t seed, bool ties_to_own,
-                                 int samples) {
+                                 double gate, int samples) {
   const std::size_t nb = base_mean.size();
   std::vector<double> w(nb + 1, 0.0);
   const bool target = loo_mean.size() == y.size() && y.size() >= 2;
@@ -126,6 +126,18 @@ std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
     }
   // Weight dilution: drop a base whose median loss is above the target's 95th percentile.
   std::vector<bool> kept(models, true);
+  // The gate: once the target has its own model, a base whose mean orders the trials no better
+  // than a random order would, at `gate` standard deviations (Kendall's test), gets no weight.
+  if (target && gate > 0) {
+    std::size_t pairs = 0;
+    const Eigen::Index n = y.size();
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index k = j + 1; k < n; ++k) pairs += y[j] != y[k];
+    const double nd = static_cast<double>(n), pd = static_cast<double>(pairs);
+    const double limit = pd / 2 - gate * std::sqrt(pd * (2 * nd + 5) / 36);
+    for (std::size_t b = 0; b < nb; ++b)
+      if (static_cast<double>(ranking_loss(base_mean[b], y)) > limit) kept[b] = false;
+  }
   if (target) {
     std::vector<std::size_t> own = loss[nb];
     std::sort(own.begin(), own.end());

@@ -144,9 +144,11 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       }
     }
     w = rgpe_weights(bm, bv, yo, lm, lv, Rng(o.seed, kStreamGp + 1).next() ^ done.size(),
-                     o.history_ties_to_own);
+                     o.history_ties_to_own, o.history_gate);
     p.history_weights.assign(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(nb));
     p.own_weight = w[nb];
+    // The initial design after the history's picks (design.cc) filled the proposal.
+    if (p.indices.size() >= slots) return p;
   }
 
   // The constraint model: a GP on the +1 / -1 labels of every finished trial, standardized, with
@@ -326,6 +328,31 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     for (std::size_t i = 0; i < n; ++i)
       if (taken[i] == 0) untried.push_back(i);
     if (untried.empty()) return n;
+    if (o.explore == Explore::local) {
+      // A trust region: the untried candidates nearest the incumbent (a twentieth of the
+      // candidates, at least 5), the one of highest EI among them (the lowest predicted score
+      // when their EI is nil).
+      const auto xb = Xall.row(static_cast<Eigen::Index>(*p.best_index));
+      std::vector<std::pair<double, std::size_t>> near;
+      for (auto i : untried)
+        near.emplace_back((Xall.row(static_cast<Eigen::Index>(i)) - xb).squaredNorm(), i);
+      const std::size_t region = std::min(near.size(), std::max<std::size_t>(5, n / 20));
+      std::nth_element(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(region - 1),
+                       near.end());
+      moments();
+      expected_improvement(mu.data(), sd.data(), n, best_log, o.xi * y_std, ei.data());
+      transfer();
+      std::vector<char> in(n, 0);
+      double lo = std::numeric_limits<double>::infinity();
+      for (std::size_t r = 0; r < region; ++r) {
+        in[near[r].second] = 1;
+        lo = std::min(lo, mu[near[r].second]);
+      }
+      double v;
+      return best_of(
+          [&](std::size_t i) { return in[i] ? std::max(ei[i], 0.0) + 1e-12 * std::exp(lo - mu[i]) : 0.0; },
+          &v);
+    }
     Rng rng(o.seed, kStreamExplore + 16 * static_cast<std::uint64_t>(t));
     std::size_t pick = n;
     for (int a = 0; a < 16; ++a) {

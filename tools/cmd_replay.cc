@@ -62,6 +62,26 @@ const char kHelp[] =
     "  --input-warping yes|no\n"
     "                         learn a warping of each numeric feature's scale (default yes)\n"
     "  --linear-trend yes|no  add a linear term to the model's kernel (default no)\n"
+    "Exploration and warm start:\n"
+    "  --explore MODE         none, spacefill, random or local: how the exploring proposals\n"
+    "                         are made (farthest from the tried ones, at random, or the highest\n"
+    "                         EI among the candidates nearest the best; default none)\n"
+    "  --explore-share F      share of the proposals after the initial design that explore\n"
+    "                         (default 0.25; with --explore other than none)\n"
+    "  --explore-collapse F   also explore when the largest EI < F x best score (default 0: off)\n"
+    "  --history FILE         warm-start every search from every problem of FILE (same format\n"
+    "                         and feature columns)\n"
+    "  --history-others       warm-start from the table's other problems (leave-one-out)\n"
+    "  --history-mode MODE    taf or rgpe: how the history's models and the problem's own are\n"
+    "                         combined (default rgpe)\n"
+    "  --history-ties MODE    own or shared: who wins a ranking tie with the problem's own model\n"
+    "                         (default shared)\n"
+    "  --history-gate Z       a history model gets weight only if it orders the problem's trials\n"
+    "                         better than a random order at Z standard deviations (default\n"
+    "                         1.645; 0: no gate)\n"
+    "  --history-picks N      the history's models pick the first N trials; the rest of the\n"
+    "                         initial design fills the space (default 1; N >= --initial: the\n"
+    "                         history replaces the initial design)\n"
     "Stopping rules (the budget always applies):\n"
     "  --stop-improvement F   stop when a round improves the best by less than F (default 0: off)\n"
     "  --round N              trials per round (default 3)\n"
@@ -179,7 +199,8 @@ Settings parse_settings(int argc, char **argv) {
                   {"table", "group", "features", "derive", "time-column", "cost-column", "ok-column", "gamma",
                    "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping", "linear-trend",
                    "stop-improvement", "round", "stop-ei", "min-trials", "at",
-                   "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode"},
+                   "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
+                   "history-gate", "history-picks"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -218,6 +239,7 @@ Settings parse_settings(int argc, char **argv) {
   count("round", 1, 1000, &s.engine.stop.round_trials);
   count("min-trials", 0, 100000, &s.engine.stop.min_trials);
   count("at", 1, 100000, &s.at);
+  count("history-picks", 0, 1000, &s.engine.history_picks);
   if (auto v = args.value("seed"))
     s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
   if (auto v = args.value("xi")) s.engine.xi = parse_double("--xi", *v, 0, 10);
@@ -249,6 +271,8 @@ Settings parse_settings(int argc, char **argv) {
       throw_invalid("--history-ties: '" + *v + "' is not allowed; allowed: own, shared");
     s.engine.history_ties_to_own = *v == "own";
   }
+  if (auto v = args.value("history-gate"))
+    s.engine.history_gate = parse_double("--history-gate", *v, 0, 10);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");

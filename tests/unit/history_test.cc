@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -103,8 +104,8 @@ TEST_P(WarmStartModes, MisleadingHistoryLosesItsWeightAndCostsLittle) {
     sum_cold += trials_to_optimum(g, 3, 7, cold, 30);
     sum_warm += trials_to_optimum(g, 3, 7, warm, 30);
   }
-  // The first two trials follow the history (the target has no model yet); after them, a
-  // misleading history costs at most one more trial a search on average.
+  // The first trial follows the history; after it, a misleading history costs at most one more
+  // trial a search on average.
   EXPECT_LE(sum_warm, sum_cold + 18) << "cold " << sum_cold << ", warm " << sum_warm;
   // Once the target has a few trials, its own model carries the weight.
   std::vector<Observation> done;
@@ -115,6 +116,97 @@ TEST_P(WarmStartModes, MisleadingHistoryLosesItsWeightAndCostsLittle) {
   // Ties of the ranking go to the target's own model when asked.
   warm.history_ties_to_own = true;
   EXPECT_GE(propose(g.cs, done, {}, 1, warm).own_weight, p.own_weight);
+}
+
+// The best score found after each trial, relative to the optimum, summed over `budget` trials
+// (the area under the regret curve: lower is better).
+double regret_area(const Grid &g, double a, double b, const EngineOptions &o, size_t budget) {
+  std::vector<Observation> done;
+  const double opt = g.score(g.argmin(a, b), a, b);
+  double best = std::numeric_limits<double>::infinity(), area = 0;
+  for (size_t t = 0; t < budget; ++t) {
+    const Proposal p = propose(g.cs, done, {}, 1, o);
+    if (!p.indices.empty()) {
+      const double s = g.score(p.indices[0], a, b);
+      done.push_back(Observation::ok(p.indices[0], s));
+      best = std::min(best, s);
+    }
+    area += best / opt - 1;
+  }
+  return area;
+}
+
+TEST_P(WarmStartModes, ShuffledOwnHistoryEarnsNoWeight) {
+  // The target's own table with its scores permuted: the same configurations and scores, no
+  // relation between them.  The gate (EngineOptions::history_gate) gives it no weight, so after
+  // the history's one pick and the space-filling design the search proposes what a cold search
+  // would from the same trials, and costs less than the same history without the guard.
+  const Grid g(12);
+  EngineOptions cold;
+  cold.explore = Explore::none;
+  cold.history_mode = GetParam();
+  double area_cold = 0, area_warm = 0, area_ungated = 0;
+  size_t steps = 0, same = 0, unweighted = 0;
+  for (std::uint64_t shuffle = 1; shuffle <= 12; ++shuffle) {
+    HistoryProblem h = full_history(g, 3, 7, "shuffled");
+    Rng rng(shuffle);
+    for (size_t i = h.done.size(); i > 1; --i)
+      std::swap(h.done[i - 1].score, h.done[rng.below(i)].score);
+    EngineOptions warm = cold, ungated = cold;
+    warm.history = ungated.history = prepare_warm_start(g.cs, {h}, warm);
+    ungated.history_gate = 0;
+    ungated.history_picks = ungated.initial_trials;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      cold.seed = warm.seed = ungated.seed = 10 * shuffle + seed;
+      area_cold += regret_area(g, 3, 7, cold, 15);
+      area_warm += regret_area(g, 3, 7, warm, 15);
+      area_ungated += regret_area(g, 3, 7, ungated, 15);
+      // The cold search's trials: after its design, the warm search proposes the same.
+      std::vector<Observation> done;
+      for (size_t t = 0; t < 15; ++t) {
+        const Proposal c = propose(g.cs, done, {}, 1, cold);
+        ASSERT_EQ(c.indices.size(), 1u);
+        if (t >= cold.initial_trials) {
+          const Proposal w = propose(g.cs, done, {}, 1, warm);
+          ++steps;
+          same += w.indices == c.indices;
+          unweighted += w.own_weight == 1.0;
+        }
+        done.push_back(Observation::ok(c.indices[0], g.score(c.indices[0], 3, 7)));
+      }
+    }
+  }
+  // A 5% test passes a shuffled history by chance now and then; the rest of the time the
+  // history has no weight and the proposal is the cold one.
+  EXPECT_GE(unweighted, steps * 9 / 10) << unweighted << " of " << steps;
+  EXPECT_GE(same, steps * 9 / 10) << same << " of " << steps;
+  EXPECT_LT(area_warm, area_ungated) << "cold " << area_cold;
+  // The history's one pick (a random configuration here) is the cost that remains: bounded.
+  EXPECT_LE(area_warm, 1.5 * area_cold) << "ungated " << area_ungated;
+}
+
+TEST(WarmStart, GateDropsABaseThatOrdersNoBetterThanChance) {
+  Eigen::VectorXd y(6), good(6), noise(6), var = Eigen::VectorXd::Constant(6, 1e-4);
+  y << 0, 1, 2, 3, 4, 5;
+  good << 0.2, 0.8, 2.1, 3.2, 3.9, 5.1;
+  noise << 2, 0, 5, 1, 4, 3;  // 5 of 15 pairs out of order: better than chance, not significantly
+  // A poor target model: the bases would win most draws without the gate.
+  const Eigen::VectorXd loo_mean = Eigen::VectorXd::Zero(6), loo_var = Eigen::VectorXd::Ones(6);
+  const std::vector<double> open = rgpe_weights({noise}, {var}, y, loo_mean, loo_var, 1, false, 0);
+  EXPECT_GT(open[0], 0.5);
+  const std::vector<double> gated =
+      rgpe_weights({noise}, {var}, y, loo_mean, loo_var, 1, false, 1.645);
+  EXPECT_DOUBLE_EQ(gated[0], 0.0);
+  EXPECT_DOUBLE_EQ(gated[1], 1.0);
+  // A base that orders the trials well keeps its weight through the gate.
+  const std::vector<double> kept = rgpe_weights({good}, {var}, y, loo_mean, loo_var, 1, false, 1.645);
+  EXPECT_GT(kept[0], 0.5);
+  // The gate is validated.
+  EngineOptions o;
+  o.history_gate = -1;
+  EXPECT_THROW(o.validate(), Error);
+  o.history_gate = 11;
+  EXPECT_THROW(o.validate(), Error);
 }
 
 TEST(WarmStart, RgpeWeightsRankTheModels) {
@@ -168,6 +260,26 @@ TEST(Explore, ScheduledShareOfProposalsExplores) {
   EXPECT_EQ(propose(g.cs, done, {}, 1, o).explored, 0u);
   o.explore_share = 1.5;
   EXPECT_THROW(propose(g.cs, done, {}, 1, o), Error);
+  // Local search: every proposal after the design is one of the untried candidates nearest the
+  // incumbent (here at most 5 of 100).
+  o.explore = Explore::local;
+  o.explore_share = 1;
+  std::vector<Observation> local(done.begin(), done.begin() + 3);
+  for (size_t t = 0; t < 6; ++t) {
+    const Proposal p = propose(g.cs, local, {}, 1, o);
+    ASSERT_EQ(p.indices.size(), 1u);
+    EXPECT_EQ(p.explored, 1u);
+    const size_t b = *p.best_index, i = p.indices[0];
+    size_t closer = 0;
+    const double d = std::hypot(g.x[i] - g.x[b], g.y[i] - g.y[b]);
+    std::set<size_t> tried;
+    for (const auto &ob : local) tried.insert(ob.index);
+    for (size_t j = 0; j < g.cs.size(); ++j)
+      if (!tried.count(j) && std::hypot(g.x[j] - g.x[b], g.y[j] - g.y[b]) < d - 1e-9) ++closer;
+    EXPECT_LT(closer, 5u) << "trial " << t;
+    local.push_back(Observation::ok(i, g.score(i, 3, 7)));
+  }
+  EXPECT_EQ(parse_explore("--explore", "local"), Explore::local);
   EXPECT_EQ(parse_explore("--explore", "random"), Explore::random);
   EXPECT_THROW(parse_explore("--explore", "thompson"), Error);
 }

@@ -34,8 +34,8 @@ struct WarmStart;  // history.hpp
 //             inputs), weighted by its probability of running;
 //  random     a seeded uniform draw among the untried candidates, kept with its probability of
 //             running (else drawn again, up to 16 times).
-enum class Explore { none, spacefill, random };
-const char *explore_name(Explore e);  // "none", "spacefill", "random"
+enum class Explore { none, spacefill, random, local };
+const char *explore_name(Explore e);  // "none", "spacefill", "random", "local"
 // Throws Error(invalid_argument) naming `field` and the allowed values.
 Explore parse_explore(std::string_view field, std::string_view value);
 
@@ -58,7 +58,8 @@ struct EngineOptions {
   Failures failures = Failures::classifier;
   StoppingOptions stop;
   // Exploration: the share of the proposals after the initial design made by `explore` instead
-  // of EI (the trials t = initial, ... for which floor((t - initial + 1) share) grows), and the
+  // of EI (spacefill: the untried candidate farthest from every taken one; random; local: the
+  // highest EI among the untried candidates nearest the incumbent, a twentieth of them, >= 5) (the trials t = initial, ... for which floor((t - initial + 1) share) grows), and the
   // EI collapse rule: a proposal whose largest EI is below explore_collapse x the best score
   // explores too (0: never).
   Explore explore = Explore::none;  // chosen by bench/engine-cv (bench/README.md)
@@ -69,17 +70,25 @@ struct EngineOptions {
   // RGPE's weights: a draw in which the target's own model orders the trials as well as the
   // best base model counts for the target alone (false: ties are shared, as in the paper).
   bool history_ties_to_own = false;
+  // The gate (history.hpp): once the target has its own model, a base model gets weight only if
+  // its mean orders the target's trials better than a random order at this many standard
+  // deviations of Kendall's test (0: no gate).
+  double history_gate = 1.645;  // chosen by bench/engine-cv (bench/README.md)
+  // With a warm start, the first history_picks trials are the history's; the rest of the
+  // initial design (up to initial_trials) is space-filling (0: the whole initial design, the
+  // history acts through its weights only; >= initial_trials: the history replaces the design).
+  std::size_t history_picks = 1;  // chosen by bench/engine-cv (bench/README.md)
   // How the weighted models propose once the target has its own model: rgpe, EI on the
   // weighted ensemble (Feurer et al. 2018); taf, the weighted sum of the target's EI and each
   // history model's predicted improvement over the target's best trial (the transfer
   // acquisition function of Wistuba, Schilling & Schmidt-Thieme, Machine Learning 2018), which
   // keeps the target's own uncertainty driving exploration.
   enum class HistoryMode { rgpe, taf };
-  HistoryMode history_mode = HistoryMode::taf;  // chosen by bench/engine-cv
+  HistoryMode history_mode = HistoryMode::rgpe;  // chosen by bench/engine-cv (bench/README.md)
   GpFitOptions gp;          // its seed is derived from `seed`
   bool predictions = true;  // fill Proposal::predictions
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
-  // or collapse fraction outside [0, 1], bad stop.
+  // or collapse fraction outside [0, 1], a history gate outside [0, 10], bad stop.
   void validate() const;
 };
 

@@ -7,25 +7,33 @@
 // target once, outside the proposal step (autotune ingest and autotune replay do it when they
 // load the history); propose() then combines them with the target's own model, by
 // EngineOptions::history_mode:
-//   taf (default)  a(x) = w_t EI_t(x) + sum_i w_i max(best_i - mean_i(x), 0), the target's
+//   rgpe (default) EI on mean(x) = sum_i w_i mean_i(x), var(x) = sum_i w_i^2 var_i(x)
+//                  (i over bases and the target);
+//   taf            a(x) = w_t EI_t(x) + sum_i w_i max(best_i - mean_i(x), 0), the target's
 //                  expected improvement (standardized) plus each base's predicted improvement
 //                  over its own prediction of the target's best trial (the transfer acquisition
-//                  function, Wistuba, Schilling & Schmidt-Thieme, Machine Learning 2018): the
-//                  target's uncertainty keeps driving exploration, which the ensemble below
-//                  loses when the bases observed every candidate (their variance is the noise);
-//   rgpe           EI on mean(x) = sum_i w_i mean_i(x), var(x) = sum_i w_i^2 var_i(x)
-//                  (i over bases and the target);
+//                  function, Wistuba, Schilling & Schmidt-Thieme, Machine Learning 2018);
 // with weights from a ranking loss: for S seeded draws from each model's predictions at the
 // target's successful trials (the target's own model leave-one-out), the number of pairs of
 // trials it orders differently from the measurements (failed trials rank after every success);
-// w_i is the share of draws in which model i
-// has the lowest loss (ties shared, or the target's own when it is among them:
-// EngineOptions::history_ties_to_own).  A base model whose median loss is above the 95th
-// percentile of the target's own is dropped (the paper's guard against weight dilution), so a
-// history that orders the trials no better than the target's model itself gets no weight once
-// the target has a few trials.  Before the target has two successful trials, the bases share the
-// weight equally and the proposal is the untried candidate with the lowest ensemble mean
-// (weighted by the probability that it runs, when trials failed).
+// w_i is the share of draws in which model i has the lowest loss (ties shared, or the target's
+// own when it is among them: EngineOptions::history_ties_to_own).  Two guards make a history
+// earn its weight:
+//   - the gate (EngineOptions::history_gate, z): once the target has its own model, a base whose
+//     mean orders the target's n trials with more than P/2 - z sqrt(P (2n + 5) / 36) discordant
+//     pairs (P the pairs with distinct scores; Kendall's test against a random order at z
+//     standard deviations) gets no weight -- with z = 1.645, a base needs 4 trials in perfect
+//     order, 5 with one pair wrong, and so on;
+//   - weight dilution (the paper's): a base whose median loss is above the 95th percentile of
+//     the target's own model's gets no weight.
+// So a history that orders the target's trials no better than chance (an unrelated or shuffled
+// one) has no weight and the proposal is the cold search's; as the target's own model grows
+// better, the bases lose the draws and their weight.  The history's models pick the first
+// EngineOptions::history_picks trials (the untried candidates with the lowest ensemble mean,
+// the bases weighted equally, weighted by the probability that they run when trials failed);
+// the rest of the initial design is the maximin subset with them (design.hpp), so the target's
+// model and the gate also see trials the history did not choose.  Before the target has two
+// successful trials after the design, the history picks again.
 //
 // History problems must describe their configurations like the target's (the same feature
 // columns): map_history() keeps the observations whose candidate has a label (candidates.hpp)
@@ -79,11 +87,12 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &candidat
 // leave-one-out predictions there (empty: no target model yet).  Returns bases + 1 weights
 // summing to 1, the target's last.  With ties_to_own, a draw in which the target's model ties
 // for the lowest loss is the target's (EngineOptions::history_ties_to_own).  Deterministic for a
-// seed.
+// seed.  gate > 0: once the target has its own model (loo_mean not empty), a base whose mean
+// fails the gate (see above) at `gate` standard deviations gets no weight.
 std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
                                  const std::vector<Eigen::VectorXd> &base_var,
                                  const Eigen::VectorXd &y, const Eigen::VectorXd &loo_mean,
                                  const Eigen::VectorXd &loo_var, std::uint64_t seed,
-                                 bool ties_to_own = false, int samples = 64);
+                                 bool ties_to_own = false, double gate = 0, int samples = 64);
 
 }  // namespace autotune

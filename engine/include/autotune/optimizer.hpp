@@ -38,12 +38,13 @@
 //    observations -- their predicted mean (kriging believer) or the incumbent (constant liar) --
 //    without refitting, so k trials running at once get k distinct candidates spread out.
 // 6. Stopping rules (stopping.hpp), checked before proposing.
-// 7. Warm start (history.hpp, EngineOptions::history): other problems' models replace the
-//    initial design (the first proposals are their best predictions) and then join EI (TAF, or
-//    RGPE's ensemble), weighted by how well each orders this problem's trials.
+// 7. Warm start (history.hpp, EngineOptions::history): other problems' models pick the first
+//    trial (their best prediction), the initial design fills the space around it, and then
+//    they join EI (RGPE's ensemble, or TAF), weighted by how well each orders this problem's
+//    trials -- no weight until a model orders them better than a random order would (the gate).
 // 8. Exploration (EngineOptions::explore, off by default): a share of the proposals after the
-//    initial design goes to the untried candidate farthest from every tried one, or to a random
-//    one; bench/README.md has what it did on held-out generated problems.
+//    initial design goes to the untried candidate farthest from every tried one, to a random
+//    one, or to the best EI near the incumbent (local); bench/README.md has what it did on held-out generated problems.
 //
 // Strategies random and exhaustive (baselines for replay): a seeded random order, or the order of
 // the candidate set; they use the budget, exhausted and improvement rules.
