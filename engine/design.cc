@@ -195,8 +195,8 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
   const std::size_t distinct_ok =
       static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), 1));
   // A warm start: the history's models propose the first history_picks trials; the rest of the
-  // initial design fills the space around them (the maximin subset with the taken trials), so that the target's own model and the gate (history.hpp) see trials the history did
-  // not choose.
+  // initial design fills the space around them (the maximin subset with the taken trials), so
+  // that the target's own model and the gate (history.hpp) see trials the history did not choose.
   if (o.history && o.history->size() > 0) {
     const std::size_t started = done.size() + pending.size();
     if (started >= o.history_picks && started < o.initial_trials) {

@@ -399,8 +399,7 @@ void Worker::flush(std::int64_t clock_after, bool refetch_whole) {
 }
 
 std::int64_t Worker::advance() {
-  drain_prefetches();
-  flush(clock_ + 1, true);
+  flush(clock_ + 1, true);  // waits for the prefetches first
   ++clock_;
   profiler_.worker_clock(clock_, in_run_);
   // The tables read whole in the clock just ended are asked for again now: their replies come
@@ -429,8 +428,7 @@ std::int64_t Worker::advance() {
 }
 
 void Worker::barrier(std::uint8_t kind, std::int64_t seq) {
-  drain_prefetches();
-  flush(-1);
+  flush(-1);  // waits for the prefetches first
   for (int s = 0; s < servers_; ++s) {
     Writer w;
     w.put<std::uint8_t>(kBarrier);
