@@ -162,8 +162,9 @@ int show(const Caller &caller, const Args &a) {
   Store store = open_store(caller, conf, false);
   const WorkflowRecord wf = named_workflow(store, caller, a, a.positional()[1]);
   const auto runs = store.workflow_runs(wf.id);
-  const auto stages = workflow_stages(wf);
-  const char *search = workflow_strategy_name(workflow_of(wf).search);
+  const Workflow w = workflow_of(wf);
+  const auto stages = workflow_stages(w);
+  const char *search = workflow_strategy_name(w.search);
   if (a.flag("json")) {
     nlohmann::json j = {{"workflow", wf.name}, {"owner", user_name(wf.owner)}, {"gamma", wf.gamma},
                         {"budget", wf.budget}, {"search", search}, {"state", wf.state}, {"reason", wf.state_reason}};

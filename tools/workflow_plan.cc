@@ -37,8 +37,9 @@ std::optional<ClassRecord> function_class(Store &store, const WorkflowRecord &wf
 
 Workflow workflow_of(const WorkflowRecord &wf) { return Workflow::parse(wf.definition, "workflow " + wf.name); }
 
-std::vector<std::vector<std::string>> workflow_stages(const WorkflowRecord &wf) {
-  const Workflow w = workflow_of(wf);
+std::vector<std::vector<std::string>> workflow_stages(const WorkflowRecord &wf) { return workflow_stages(workflow_of(wf)); }
+
+std::vector<std::vector<std::string>> workflow_stages(const Workflow &w) {
   const Stages st = cut_stages(w);
   std::vector<std::vector<std::string>> out;
   for (const auto &stage : st.stage) {

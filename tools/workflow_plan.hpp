@@ -21,6 +21,7 @@ Workflow workflow_of(const WorkflowRecord &wf);
 // Its stages by name (cut_stages(), workflow.hpp): a function's stage is its longest chain of
 // predecessors, so the functions of one stage run in parallel.
 std::vector<std::vector<std::string>> workflow_stages(const WorkflowRecord &wf);
+std::vector<std::vector<std::string>> workflow_stages(const Workflow &w);
 
 // A run's time: the critical path of its functions' measured times (critical_path(),
 // workflow.hpp).  nullopt when a function has no time.
