@@ -87,7 +87,7 @@ const char kHelp[] =
     "                         combined mean orders the problem's trials better than a random\n"
     "                         order at Z standard deviations, the next design trial is the\n"
     "                         weighted history's (its models gated at Z) instead of a\n"
-    "                         space-filling one (default off)\n"
+    "                         space-filling one (default 1)\n"
     "  --history-confirm-after yes|no\n"
     "                         with --history-confirm: after the initial design too, a history\n"
     "                         that passes the test is gated at Z instead of --history-gate\n"

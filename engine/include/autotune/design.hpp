@@ -84,8 +84,9 @@ struct EngineOptions {
   // standard deviations); while it passes, the trial is the weighted ensemble's (EI, or its
   // lowest mean before the problem has a model; the bases gated at history_confirm for that
   // step) instead of the next space-filling point.  < 0: off (the design after the history's
-  // picks is space-filling).
-  double history_confirm = -1;
+  // picks is space-filling).  With the default design (3 trials, one history pick) the third
+  // trial is the history's when the first two are in its order.
+  double history_confirm = 1;  // chosen by bench/engine-cv (bench/README.md)
   // With history_confirm >= 0: the same test after the initial design too -- while the
   // history's combined mean passes it, the bases are gated at history_confirm instead of
   // history_gate.
