@@ -249,6 +249,9 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
   // mean orders the finished trials better than chance, the design leaves the next trials to the
   // weighted ensemble (optimizer.cc).
   if (o.history && o.history->size() > 0) {
+    if (o.history->candidates != n)
+      throw_invalid("propose: the warm start was prepared for " +
+                    std::to_string(o.history->candidates) + " candidates, not " + std::to_string(n));
     const std::size_t started = done.size() + pending.size();
     step.history_confirmed =
         o.history_confirm >= 0 && started >= o.history_picks &&
