@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -76,7 +78,53 @@ void EngineOptions::validate() const {
                   "' must be from 0 to 1");
   if (!(history_gate >= 0 && history_gate <= 10))
     throw_invalid("the history gate '" + format_double(history_gate) + "' must be from 0 to 10");
+  if (!(history_confirm <= 10))
+    throw_invalid("the history's confirmation '" + format_double(history_confirm) +
+                  "' must be at most 10 (below 0: off)");
   stop.validate();
+}
+
+bool kendall_passes(std::size_t discordant, std::size_t pairs, std::size_t n, double z) {
+  if (pairs == 0) return false;
+  const double pd = static_cast<double>(pairs), nd = static_cast<double>(n);
+  return static_cast<double>(discordant) <= pd / 2 - z * std::sqrt(pd * (2 * nd + 5) / 36);
+}
+
+bool history_confirmed(const WarmStart &ws, const std::vector<Observation> &done, double z) {
+  if (ws.size() == 0 || done.size() < 2) return false;
+  // The last observation of each candidate; its rank: the log score of a success, after every
+  // success for a failure (failures tie with each other).
+  std::vector<std::pair<std::size_t, double>> trials;
+  {
+    std::vector<std::size_t> at(ws.candidates, SIZE_MAX);
+    for (const auto &ob : done) {
+      if (ob.index >= ws.candidates)
+        throw_invalid("observation of candidate " + std::to_string(ob.index) + ": only " +
+                      std::to_string(ws.candidates) + " candidates");
+      const double r = ob.failed ? std::numeric_limits<double>::infinity() : std::log(ob.score);
+      if (at[ob.index] == SIZE_MAX) {
+        at[ob.index] = trials.size();
+        trials.emplace_back(ob.index, r);
+      } else {
+        trials[at[ob.index]].second = r;
+      }
+    }
+  }
+  const std::size_t n = trials.size();
+  std::vector<double> m(n, 0.0);
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t b = 0; b < ws.size(); ++b)
+      m[j] += ws.mean[b][static_cast<Eigen::Index>(trials[j].first)];
+    m[j] /= static_cast<double>(ws.size());
+  }
+  std::size_t pairs = 0, discordant = 0;
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t k = j + 1; k < n; ++k)
+      if (trials[j].second != trials[k].second) {
+        ++pairs;
+        discordant += (m[j] < m[k]) != (trials[j].second < trials[k].second);
+      }
+  return kendall_passes(discordant, pairs, n, z);
 }
 
 std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t count,
@@ -196,10 +244,20 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
       static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), 1));
   // A warm start: the history's models propose the first history_picks trials; the rest of the
   // initial design fills the space around them (the maximin subset with the taken trials), so
-  // that the target's own model and the gate (history.hpp) see trials the history did not choose.
+  // that the target's own model and the gate (history.hpp) see trials the history did not choose
+  // -- except the trials the history earns (EngineOptions::history_confirm): while its combined
+  // mean orders the finished trials better than chance, the design leaves the next trials to the
+  // weighted ensemble (optimizer.cc).
   if (o.history && o.history->size() > 0) {
+    if (o.history->candidates != n)
+      throw_invalid("propose: the warm start was prepared for " +
+                    std::to_string(o.history->candidates) + " candidates, not " + std::to_string(n));
     const std::size_t started = done.size() + pending.size();
-    if (started >= o.history_picks && started < o.initial_trials) {
+    step.history_confirmed =
+        o.history_confirm >= 0 && started >= o.history_picks &&
+        (started < o.initial_trials || o.history_confirm_after) &&
+        history_confirmed(*o.history, done, o.history_confirm);
+    if (started >= o.history_picks && started < o.initial_trials && !step.history_confirmed) {
       // The maximin subset, with the taken candidates, among design_draws random subsets of the
       // untried ones (as initial_design(), on the seed's own stream).
       const Eigen::MatrixXd &X = cs.encoded();

@@ -82,6 +82,16 @@ const char kHelp[] =
     "  --history-picks N      the history's models pick the first N trials; the rest of the\n"
     "                         initial design fills the space (default 1; N >= --initial: the\n"
     "                         history replaces the initial design)\n"
+    "  --history-confirm Z|off\n"
+    "                         the history earns more of the initial design: while its models'\n"
+    "                         combined mean orders the problem's trials better than a random\n"
+    "                         order at Z standard deviations, the next design trial is the\n"
+    "                         weighted history's (its models gated at Z) instead of a\n"
+    "                         space-filling one (default 1)\n"
+    "  --history-confirm-after yes|no\n"
+    "                         with --history-confirm: after the initial design too, a history\n"
+    "                         that passes the test is gated at Z instead of --history-gate\n"
+    "                         (default no)\n"
     "Stopping rules (the budget always applies):\n"
     "  --stop-improvement F   stop when a round improves the best by less than F (default 0: off)\n"
     "  --round N              trials per round (default 3)\n"
@@ -200,7 +210,7 @@ Settings parse_settings(int argc, char **argv) {
                    "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping", "linear-trend",
                    "stop-improvement", "round", "stop-ei", "min-trials", "at",
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
-                   "history-gate", "history-picks"},
+                   "history-gate", "history-picks", "history-confirm", "history-confirm-after"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -273,6 +283,20 @@ Settings parse_settings(int argc, char **argv) {
   }
   if (auto v = args.value("history-gate"))
     s.engine.history_gate = parse_double("--history-gate", *v, 0, 10);
+  if (auto v = args.value("history-confirm")) {
+    if (*v == "off") {
+      s.engine.history_confirm = -1;
+    } else {
+      try {
+        s.engine.history_confirm = parse_double("--history-confirm", *v, 0, 10);
+      } catch (const Error &) {
+        throw_invalid("--history-confirm: '" + *v + "' is not allowed; allowed: off or a number " +
+                      "from 0 to 10");
+      }
+    }
+  }
+  if (auto v = args.value("history-confirm-after"))
+    s.engine.history_confirm_after = parse_bool("--history-confirm-after", *v);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");

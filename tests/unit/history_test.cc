@@ -241,6 +241,114 @@ TEST(WarmStart, MapHistoryKeepsTheCandidatesOfTheTarget) {
   EXPECT_THROW(propose(small.cs, {}, {}, 1, o), Error);
 }
 
+// The first three trials of a search (one at a time), and the third with the history's
+// confirmation off.
+struct FirstThree {
+  std::vector<size_t> tried;
+  size_t third_off = 0;
+};
+FirstThree first_three(const Grid &g, double a, double b, EngineOptions o) {
+  FirstThree f;
+  std::vector<Observation> done;
+  for (size_t t = 0; t < 3; ++t) {
+    if (t == 2) {
+      EngineOptions off = o;
+      off.history_confirm = -1;
+      f.third_off = propose(g.cs, done, {}, 1, off).indices.at(0);
+    }
+    const size_t i = propose(g.cs, done, {}, 1, o).indices.at(0);
+    f.tried.push_back(i);
+    done.push_back(Observation::ok(i, g.score(i, a, b)));
+  }
+  return f;
+}
+
+TEST(WarmStart, ConfirmedHistoryEarnsMoreOfTheDesign) {
+  // A related history (its optima near the target's, not on it): its first pick is near the
+  // target's optimum and the space-filling second trial far away scores worse, so the history's
+  // combined mean orders the two trials right and earns the third trial, which a search without
+  // the confirmation spends on the space-filling design.
+  const Grid g(12);
+  EngineOptions o;
+  o.history_confirm = 1;
+  o.history = prepare_warm_start(
+      g.cs, {full_history(g, 4.2, 5.8, "a"), full_history(g, 4.6, 6.2, "b")}, o);
+  const double a = 3, b = 7;
+  size_t earned = 0, nearer = 0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    o.seed = seed;
+    const FirstThree f = first_three(g, a, b, o);
+    ASSERT_EQ(f.tried.size(), 3u);
+    // The history's pick, then a space-filling trial that scores worse.
+    ASSERT_LT(g.score(f.tried[0], a, b), g.score(f.tried[1], a, b)) << "seed " << seed;
+    earned += f.tried[2] != f.third_off;
+    nearer += g.score(f.tried[2], a, b) < g.score(f.third_off, a, b);
+  }
+  EXPECT_EQ(earned, 8u);
+  EXPECT_GE(nearer, 7u);
+  // Confirmed at one standard deviation: two trials in the history's order pass, out of order
+  // fail; three need the full order; four in perfect order pass the default gate.
+  EXPECT_TRUE(kendall_passes(0, 1, 2, 1.0));
+  EXPECT_FALSE(kendall_passes(1, 1, 2, 1.0));
+  EXPECT_FALSE(kendall_passes(0, 1, 2, 1.05));
+  EXPECT_TRUE(kendall_passes(0, 3, 3, 1.0));
+  EXPECT_FALSE(kendall_passes(1, 3, 3, 1.0));
+  EXPECT_TRUE(kendall_passes(1, 3, 3, 0.5));
+  EXPECT_FALSE(kendall_passes(0, 3, 3, 1.645));
+  EXPECT_TRUE(kendall_passes(0, 6, 4, 1.645));
+  EXPECT_FALSE(kendall_passes(0, 0, 2, 0.0));
+  // history_confirm is validated; below 0 is off.
+  o.history_confirm = 10.5;
+  EXPECT_THROW(o.validate(), Error);
+  o.history_confirm = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(o.validate(), Error);
+  o.history_confirm = -1;
+  EXPECT_NO_THROW(o.validate());
+}
+
+TEST(WarmStart, MisorderingHistoryEarnsNoPickBeyondTheFirst) {
+  // A history whose optimum is in the opposite corner, and the target's own table shuffled:
+  // whenever the history's combined mean orders the first two trials wrongly, the third trial is
+  // the space-filling design's, as without the confirmation.  The opposite history always does.
+  const Grid g(12);
+  EngineOptions o;
+  o.history_confirm = 1;
+  const double a = 3, b = 7;
+  EngineOptions opp = o;
+  opp.history = prepare_warm_start(g.cs, {full_history(g, 11, 1, "opposite")}, opp);
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    opp.seed = seed;
+    const FirstThree f = first_three(g, a, b, opp);
+    EXPECT_EQ(f.tried[2], f.third_off) << "seed " << seed;
+  }
+  size_t misordered = 0;
+  for (std::uint64_t shuffle = 1; shuffle <= 12; ++shuffle) {
+    HistoryProblem h = full_history(g, a, b, "shuffled");
+    Rng rng(shuffle);
+    for (size_t i = h.done.size(); i > 1; --i)
+      std::swap(h.done[i - 1].score, h.done[rng.below(i)].score);
+    EngineOptions w = o;
+    w.history = prepare_warm_start(g.cs, {h}, w);
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      w.seed = 10 * shuffle + seed;
+      const FirstThree f = first_three(g, a, b, w);
+      const Eigen::Index i0 = static_cast<Eigen::Index>(f.tried[0]),
+                         i1 = static_cast<Eigen::Index>(f.tried[1]);
+      const bool history_order = w.history->mean[0][i0] < w.history->mean[0][i1];
+      const bool measured_order = g.score(f.tried[0], a, b) < g.score(f.tried[1], a, b);
+      if (history_order != measured_order) {
+        ++misordered;
+        EXPECT_EQ(f.tried[2], f.third_off) << "shuffle " << shuffle << " seed " << seed;
+      }
+      // The test on the finished trials is the one the design ran.
+      std::vector<Observation> done{Observation::ok(f.tried[0], g.score(f.tried[0], a, b)),
+                                    Observation::ok(f.tried[1], g.score(f.tried[1], a, b))};
+      EXPECT_EQ(history_confirmed(*w.history, done, 1.0), history_order == measured_order);
+    }
+  }
+  EXPECT_GT(misordered, 0u);
+}
+
 TEST(Explore, ScheduledShareOfProposalsExplores) {
   const Grid g(10);
   EngineOptions o;

@@ -78,6 +78,19 @@ struct EngineOptions {
   // initial design (up to initial_trials) is space-filling (0: the whole initial design, the
   // history acts through its weights only; >= initial_trials: the history replaces the design).
   std::size_t history_picks = 1;  // chosen by bench/engine-cv (bench/README.md)
+  // Picks the history earns (history.hpp): before each trial of the initial design after the
+  // first history_picks, the history's combined mean (its base models weighted equally) is
+  // tested against the problem's finished trials (Kendall's test, as the gate, at this many
+  // standard deviations); while it passes, the trial is the weighted ensemble's (EI, or its
+  // lowest mean before the problem has a model; the bases gated at history_confirm for that
+  // step) instead of the next space-filling point.  < 0: off (the design after the history's
+  // picks is space-filling).  With the default design (3 trials, one history pick) the third
+  // trial is the history's when the first two are in its order.
+  double history_confirm = 1;  // chosen by bench/engine-cv (bench/README.md)
+  // With history_confirm >= 0: the same test after the initial design too -- while the
+  // history's combined mean passes it, the bases are gated at history_confirm instead of
+  // history_gate.
+  bool history_confirm_after = false;
   // How the weighted models propose once the target has its own model: rgpe, EI on the
   // weighted ensemble (Feurer et al. 2018); taf, the weighted sum of the target's EI and each
   // history model's predicted improvement over the target's best trial (the transfer
@@ -88,7 +101,8 @@ struct EngineOptions {
   GpFitOptions gp;          // its seed is derived from `seed`
   bool predictions = true;  // fill Proposal::predictions
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
-  // or collapse fraction outside [0, 1], a history gate outside [0, 10], bad stop.
+  // or collapse fraction outside [0, 1], a history gate outside [0, 10], a history_confirm
+  // above 10 or not a number, bad stop.
   void validate() const;
 };
 
@@ -144,7 +158,22 @@ struct DesignStep {
   std::vector<char> taken;
   std::size_t slots = 0;
   bool needs_model = false;
+  // The history passed EngineOptions::history_confirm's test: the model's step gates the bases
+  // at history_confirm (and, in the initial design, picks from the ensemble: the design left the
+  // slots to it).
+  bool history_confirmed = false;
 };
+
+// Kendall's test against a random order (the gate of history.hpp): with n ranked trials, P
+// pairs of distinct ranks and `discordant` of them ordered otherwise by a model, whether the
+// model orders them better than a random order at z standard deviations:
+// P > 0 and discordant <= P/2 - z sqrt(P (2n + 5) / 36).
+bool kendall_passes(std::size_t discordant, std::size_t pairs, std::size_t n, double z);
+
+// Whether the history's combined mean (its base models' means weighted equally) orders the
+// finished trials `done` (successes by score, failures after every success) better than a random
+// order at z (kendall_passes).  False with fewer than two trials of distinct rank.
+bool history_confirmed(const WarmStart &history, const std::vector<Observation> &done, double z);
 DesignStep propose_without_model(const CandidateSet &candidates, const std::vector<Observation> &done,
                                  const std::vector<std::size_t> &pending, std::size_t k,
                                  const EngineOptions &options);

@@ -32,8 +32,13 @@
 // EngineOptions::history_picks trials (the untried candidates with the lowest ensemble mean,
 // the bases weighted equally, weighted by the probability that they run when trials failed);
 // the rest of the initial design is the maximin subset with them (design.hpp), so the target's
-// model and the gate also see trials the history did not choose.  Before the target has two
-// successful trials after the design, the history picks again.
+// model and the gate also see trials the history did not choose -- unless the history earns
+// them (EngineOptions::history_confirm, default 1): before each later design trial, the
+// history's combined mean (the bases weighted equally) is tested against the target's finished
+// trials by the gate's Kendall test at history_confirm; while it passes, the trial is the
+// weighted ensemble's (the bases gated at history_confirm for that step), else the maximin
+// point.  Before the target has two successful trials after the design, the history picks
+// again.
 //
 // History problems must describe their configurations like the target's (the same feature
 // columns): map_history() keeps the observations whose candidate has a label (candidates.hpp)

@@ -39,9 +39,11 @@
 //    without refitting, so k trials running at once get k distinct candidates spread out.
 // 6. Stopping rules (stopping.hpp), checked before proposing.
 // 7. Warm start (history.hpp, EngineOptions::history): other problems' models pick the first
-//    trial (their best prediction), the initial design fills the space around it, and then
-//    they join EI (RGPE's ensemble, or TAF), weighted by how well each orders this problem's
-//    trials -- no weight until a model orders them better than a random order would (the gate).
+//    trial (their best prediction), the initial design fills the space around it (or, with
+//    history_confirm, the history earns the next design trials while its combined mean keeps
+//    ordering this problem's trials better than chance), and then they join EI (RGPE's
+//    ensemble, or TAF), weighted by how well each orders this problem's trials -- no weight until
+//    a model orders them better than a random order would (the gate).
 // 8. Exploration (EngineOptions::explore, off by default): a share of the proposals after the
 //    initial design goes to the untried candidate farthest from every tried one, to a random
 //    one, or to the best EI near the incumbent (local); bench/README.md has what it did on held-out generated problems.
