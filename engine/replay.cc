@@ -31,19 +31,22 @@ DerivedFeature DerivedFeature::parse(std::string_view text, std::string_view fie
   const std::string f(field);
   const size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 >= text.size())
-    throw_invalid(f + ": '" + std::string(text) + "' is not NAME=COLUMN*COLUMN");
+    throw_invalid(f + ": '" + std::string(text) + "' is not NAME=COLUMN*COLUMN or NAME=COLUMN/COLUMN");
   DerivedFeature d;
   d.name = std::string(text.substr(0, eq));
   std::string_view rest = text.substr(eq + 1);
   size_t pos = 0;
+  bool divide = false;
   while (pos <= rest.size()) {
-    size_t star = rest.find('*', pos);
-    if (star == std::string_view::npos) star = rest.size();
-    if (star == pos)
+    size_t op = rest.find_first_of("*/", pos);
+    if (op == std::string_view::npos) op = rest.size();
+    if (op == pos)
       throw_invalid(f + ": '" + std::string(text) +
-                    "' has an empty factor; allowed: NAME=COLUMN*COLUMN");
-    d.factors.emplace_back(rest.substr(pos, star - pos));
-    pos = star + 1;
+                    "' has an empty factor; allowed: NAME=COLUMN*COLUMN or NAME=COLUMN/COLUMN");
+    d.factors.emplace_back(rest.substr(pos, op - pos));
+    d.divide.push_back(divide ? 1 : 0);
+    divide = op < rest.size() && rest[op] == '/';
+    pos = op + 1;
   }
   return d;
 }
@@ -103,11 +106,16 @@ std::vector<ReplayProblem> load_problems(const Table &t, const ReplaySpec &spec)
 
   for (std::size_t r = 0; r < t.rows(); ++r)
     for (std::size_t d = 0; d < dcols.size(); ++d)
-      for (auto c : dcols[d]) {
+      for (std::size_t k = 0; k < dcols[d].size(); ++k) {
+        const std::size_t c = dcols[d][k];
         double x;
         if (!to_number(t.cell(r, c), &x))
           throw_invalid(t.where(r) + ": " + t.header()[c] + ": '" + t.cell(r, c) +
                         "' is not a number (a factor of --derive " + spec.derived[d].name + ")");
+        if (x == 0 && k < spec.derived[d].divide.size() && spec.derived[d].divide[k])
+          throw_invalid(t.where(r) + ": " + t.header()[c] + ": '" + t.cell(r, c) +
+                        "' is 0, a divisor of --derive " + spec.derived[d].name +
+                        "; allowed: a number other than 0");
       }
 
   std::vector<std::string> order;
@@ -157,7 +165,11 @@ std::vector<ReplayProblem> load_problems(const Table &t, const ReplaySpec &spec)
       }
       for (std::size_t d = 0; d < dcols.size(); ++d) {
         double prod = 1;
-        for (auto c : dcols[d]) prod *= std::strtod(t.cell(r, c).c_str(), nullptr);
+        for (std::size_t k = 0; k < dcols[d].size(); ++k) {
+          const double x = std::strtod(t.cell(r, dcols[d][k]).c_str(), nullptr);
+          const auto &div = spec.derived[d].divide;
+          prod = k < div.size() && div[k] ? prod / x : prod * x;
+        }
         cols[fcols.size() + d].numbers.push_back(prod);
       }
       p.time.push_back(time);

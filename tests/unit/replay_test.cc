@@ -68,6 +68,36 @@ TEST(Replay, LoadsProblemsAndDetectsFeatureKinds) {
   EXPECT_EQ(d[0].candidates.columns()[1].numbers, (std::vector<double>{1, 4, 16, 1}));
 }
 
+TEST(Replay, DerivedFeatureDividesAfterASlash) {
+  // A learning rate per sample of the batch: lr / batch, and a product and a ratio in one.
+  const char table[] =
+      "w,batch,lr,time_s,cost,ok\n"
+      "a,32,0.01,10,1,1\n"
+      "a,64,0.01,10,1,1\n"
+      "a,128,0.04,10,1,0\n";
+  ReplaySpec spec;
+  spec.group = "w";
+  spec.features = {"batch"};
+  spec.derived = {DerivedFeature::parse("lr_per_sample=lr/batch"),
+                  DerivedFeature::parse("mixed=batch*lr/batch")};
+  const auto d = load_problems(Table::parse_csv(table, "t.csv"), spec);
+  ASSERT_EQ(d.size(), 1u);
+  const auto &cols = d[0].candidates.columns();
+  ASSERT_EQ(cols.size(), 3u);
+  EXPECT_EQ(cols[1].name, "lr_per_sample");
+  EXPECT_DOUBLE_EQ(cols[1].numbers[0], 0.01 / 32);
+  EXPECT_DOUBLE_EQ(cols[1].numbers[1], 0.01 / 64);
+  EXPECT_DOUBLE_EQ(cols[1].numbers[2], 0.04 / 128);
+  EXPECT_DOUBLE_EQ(cols[2].numbers[2], 128 * 0.04 / 128);
+  // A divisor of 0 is refused with the row and the column; an empty factor either side of '/'.
+  EXPECT_EQ(error_of("w,batch,lr,time_s,cost,ok\na,0,0.1,1,1,1\n",
+                     ReplaySpec{"w", {"batch"}, {DerivedFeature::parse("r=lr/batch")}}),
+            "t.csv:2: batch: '0' is 0, a divisor of --derive r; allowed: a number other than 0");
+  EXPECT_THROW(DerivedFeature::parse("r=lr/"), Error);
+  EXPECT_THROW(DerivedFeature::parse("r=/lr"), Error);
+  EXPECT_THROW(DerivedFeature::parse("r=lr*/batch"), Error);
+}
+
 TEST(Replay, BadInputGetsOneClearMessage) {
   ReplaySpec spec;
   spec.group = "w";

@@ -25,12 +25,17 @@
 namespace autotune {
 
 // A feature computed from numeric columns: their product (e.g. the total memory of an
-// allocation = nodes x memory per node).  On the log scale of the model a product is a sum, so
-// this adds the direction "more of both" as an input of its own.
+// allocation = nodes x memory per node), or a ratio (e.g. the learning rate per sample of the
+// batch, lr/batch_size).  On the log scale of the model a product is a sum and a ratio a
+// difference, so this adds the direction "more of both" (or "more of one, less of the other") as
+// an input of its own: a score that depends on the ratio of two inputs -- a valley along the
+// diagonal, which one length scale per input models poorly -- then varies along one input.
 struct DerivedFeature {
   std::string name;
   std::vector<std::string> factors;  // at least one numeric column
-  // Parses "NAME=A*B[*C...]"; throws Error(invalid_argument) naming `field`.
+  std::vector<char> divide;          // per factor: 1 when it divides (follows a '/')
+  // Parses "NAME=A*B[*C.../D...]" (the first factor multiplies; each later one multiplies after
+  // '*' and divides after '/'); throws Error(invalid_argument) naming `field`.
   static DerivedFeature parse(std::string_view text, std::string_view field = "--derive");
 };
 
