@@ -13,7 +13,9 @@ The same models, data, mini-batch sizes, learning rates and epochs as the C++ ex
        order, each rank the users of a static share.
 In the C++ programs every worker's step is added to the model (a parameter server sums them;
 MPI_Allreduce sums them); DDP averages the gradients over the ranks, so the loss is multiplied by
-the world size to make the same --lr move the model by the same amount.
+the world size to make the same --lr move the model by the same amount.  mlp: --lr-decay multiplies
+the learning rate after each epoch (as the C++ programs' --lr-decay); --seed seeds the initial model
+and the order of the images (PyTorch's generator: not the same values as the C++ programs' seed).
 
 Straggler: --straggler-rank R sleeps (F-1) times each step's duration after the step (owed sleep
 paid in slices of at least 1 ms, as examples/common.cc's Straggler).
@@ -97,6 +99,8 @@ def mlp(args, rank, world):
     t0 = time.monotonic()
     next_eval = args.eval_interval
     for e in range(args.epochs):
+        for g in opt.param_groups:
+            g["lr"] = args.lr * args.lr_decay ** e
         for s in range(steps):
             a = time.monotonic()
             idx = mine[s * args.batch:(s + 1) * args.batch]
@@ -235,6 +239,8 @@ def main(argv):
     m.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     m.add_argument("--train-samples", type=int, default=0)
     m.add_argument("--hidden", default="1024,1024")
+    m.add_argument("--lr-decay", type=float, default=1.0,
+                   help="the learning rate is multiplied by this after each epoch (0.01 to 1)")
     m.add_argument("--eval-interval", type=float, default=1.0)
     m.add_argument("--eval-samples", type=int, default=2000)
     m.add_argument("--target-acc", type=float, default=0.8)
@@ -246,6 +252,8 @@ def main(argv):
     args = p.parse_args(argv)
     if args.epochs < 1 or args.batch < 1 or not args.lr > 0 or args.straggler_factor < 1:
         p.error("--epochs and --batch must be >= 1, --lr > 0, --straggler-factor >= 1")
+    if args.model == "mlp" and not 0.01 <= args.lr_decay <= 1:
+        p.error("--lr-decay: '%g' is out of range; allowed: 0.01 to 1" % args.lr_decay)
     rank = env_int(("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID", "RANK"), 0)
     world = env_int(("OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "WORLD_SIZE"), 1)
     if "MASTER_PORT" not in os.environ:

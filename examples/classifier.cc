@@ -31,7 +31,13 @@ void add_common_flags(Flags &f, const ClassifierProgram &p, bool ssp) {
   f.add("epochs", "N", p.epochs, "passes over the training images");
   f.add("train-samples", "N", "0", "train on the first N training images (0: all)");
   f.add("batch", "N", "32", ssp ? "mini-batch size of an SGD step" : "mini-batch size of an SGD step, per rank");
-  f.add("lr", "X", p.lr, "learning rate");
+  f.add("lr", "X", p.lr,
+        ssp ? "learning rate of a worker's step; every worker's step is added to the model (the "
+              "workers' steps sum, as the ranks' gradients in the _allreduce programs; PyTorch DDP "
+              "averages them: its loss times the number of workers makes the same steps)"
+            : "learning rate; the ranks' gradients are summed (MPI_SUM), so every rank's step is "
+              "added to the model (PyTorch DDP averages them: its loss times the number of ranks "
+              "makes the same steps)");
   f.add("lr-decay", "X", "1", "the learning rate is multiplied by X after each epoch");
 }
 
@@ -390,9 +396,10 @@ int allreduce_main(const ClassifierProgram &p, int argc, char **argv) {
     std::printf(
         "final: consistency=allreduce ranks=%d workers=%d servers=0 epochs=%d finished=1 "
         "test_acc=%.4f train_s=%.3f samples=%llu samples_per_s=%.0f target_acc=%.3f "
-        "time_to_target_s=%.3f straggler_rank=%d\n",
+        "time_to_target_s=%.3f straggler_rank=%d model=%s\n",
         size, size, c.epochs, acc, train_s, static_cast<unsigned long long>(samples),
-        static_cast<double>(samples) / train_s, c.target, reached, straggler);
+        static_cast<double>(samples) / train_s, c.target, reached, straggler,
+        digest(model.data(), model.size() * sizeof(float)).c_str());
     std::fflush(stdout);
   }
   MPI_Finalize();

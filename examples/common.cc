@@ -117,7 +117,10 @@ void add_ssp_flags(Flags &f, const SspFlagHelp &h) {
   f.add("servers", "N", "", "parameter-server ranks (default: $AUTOTUNE_PS, else 1)");
   f.add("logical-servers", "N", "16", h.shards + " spread over the server ranks");
   f.add("executors", "N", "", "logical executors (default: " + h.executors_default + ")");
-  f.add("task-ms", "MS", h.task_ms, "target duration of a micro-task");
+  f.add("task-ms", "MS", h.task_ms,
+        "target duration of a micro-task (a worker's share of a clock: SSP(N) lets a worker "
+        "miss the others' last N clocks, so shorter micro-tasks mean fewer missed steps and "
+        "more exchanges)");
   f.add("tasks-per-clock", "N", "0", "micro-tasks per clock (0: one per worker)");
   f.add("straggler-rank", "R", "-1", "rank to slow down (a worker; -1: none)");
   f.add("straggler-factor", "F", "1", "the straggler's " + h.unit + " take F times as long");
