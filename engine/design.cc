@@ -84,10 +84,22 @@ void EngineOptions::validate() const {
   stop.validate();
 }
 
-bool kendall_passes(std::size_t discordant, std::size_t pairs, std::size_t n, double z) {
-  if (pairs == 0) return false;
+std::size_t ranking_loss(const Eigen::VectorXd &s, const Eigen::VectorXd &y) {
+  std::size_t loss = 0;
+  const Eigen::Index n = y.size();
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index k = j + 1; k < n; ++k)
+      if (y[j] != y[k]) loss += (s[j] < s[k]) != (y[j] < y[k]);
+  return loss;
+}
+
+double kendall_limit(std::size_t pairs, std::size_t n, double z) {
   const double pd = static_cast<double>(pairs), nd = static_cast<double>(n);
-  return static_cast<double>(discordant) <= pd / 2 - z * std::sqrt(pd * (2 * nd + 5) / 36);
+  return pd / 2 - z * std::sqrt(pd * (2 * nd + 5) / 36);
+}
+
+bool kendall_passes(std::size_t discordant, std::size_t pairs, std::size_t n, double z) {
+  return pairs > 0 && static_cast<double>(discordant) <= kendall_limit(pairs, n, z);
 }
 
 bool history_confirmed(const WarmStart &ws, const std::vector<Observation> &done, double z) {
@@ -111,20 +123,17 @@ bool history_confirmed(const WarmStart &ws, const std::vector<Observation> &done
     }
   }
   const std::size_t n = trials.size();
-  std::vector<double> m(n, 0.0);
+  Eigen::VectorXd m = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n)), y(static_cast<Eigen::Index>(n));
   for (std::size_t j = 0; j < n; ++j) {
-    for (std::size_t b = 0; b < ws.size(); ++b)
-      m[j] += ws.mean[b][static_cast<Eigen::Index>(trials[j].first)];
-    m[j] /= static_cast<double>(ws.size());
+    const auto i = static_cast<Eigen::Index>(j);
+    for (std::size_t b = 0; b < ws.size(); ++b) m[i] += ws.mean[b][static_cast<Eigen::Index>(trials[j].first)];
+    m[i] /= static_cast<double>(ws.size());
+    y[i] = trials[j].second;
   }
-  std::size_t pairs = 0, discordant = 0;
-  for (std::size_t j = 0; j < n; ++j)
-    for (std::size_t k = j + 1; k < n; ++k)
-      if (trials[j].second != trials[k].second) {
-        ++pairs;
-        discordant += (m[j] < m[k]) != (trials[j].second < trials[k].second);
-      }
-  return kendall_passes(discordant, pairs, n, z);
+  std::size_t pairs = 0;
+  for (Eigen::Index j = 0; j < y.size(); ++j)
+    for (Eigen::Index k = j + 1; k < y.size(); ++k) pairs += y[j] != y[k];
+  return kendall_passes(ranking_loss(m, y), pairs, n, z);
 }
 
 std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t count,

@@ -16,17 +16,6 @@ namespace {
 // The seed's stream of the base models' fits (design.cc: 1 and 2, optimizer.cc: 3 and 4).
 constexpr std::uint64_t kStreamHistory = 5, kStreamRgpe = 6;
 
-// Pairs (j < k) that `s` orders differently from `y` (pairs with equal y, e.g. two failures,
-// do not count).
-std::size_t ranking_loss(const Eigen::VectorXd &s, const Eigen::VectorXd &y) {
-  std::size_t loss = 0;
-  const Eigen::Index n = y.size();
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index k = j + 1; k < n; ++k)
-      if (y[j] != y[k]) loss += (s[j] < s[k]) != (y[j] < y[k]);
-  return loss;
-}
-
 }  // namespace
 
 std::vector<Observation> map_history(const CandidateSet &from, const std::vector<Observation> &done,
@@ -133,8 +122,7 @@ std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
     const Eigen::Index n = y.size();
     for (Eigen::Index j = 0; j < n; ++j)
       for (Eigen::Index k = j + 1; k < n; ++k) pairs += y[j] != y[k];
-    const double nd = static_cast<double>(n), pd = static_cast<double>(pairs);
-    const double limit = pd / 2 - gate * std::sqrt(pd * (2 * nd + 5) / 36);
+    const double limit = kendall_limit(pairs, static_cast<std::size_t>(n), gate);
     for (std::size_t b = 0; b < nb; ++b)
       if (static_cast<double>(ranking_loss(base_mean[b], y)) > limit) kept[b] = false;
   }

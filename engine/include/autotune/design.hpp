@@ -164,10 +164,16 @@ struct DesignStep {
   bool history_confirmed = false;
 };
 
-// Kendall's test against a random order (the gate of history.hpp): with n ranked trials, P
-// pairs of distinct ranks and `discordant` of them ordered otherwise by a model, whether the
-// model orders them better than a random order at z standard deviations:
-// P > 0 and discordant <= P/2 - z sqrt(P (2n + 5) / 36).
+// The pairs of `y` of distinct value that `s` orders otherwise (RGPE's ranking loss, history.hpp;
+// two failures tie and do not count).
+std::size_t ranking_loss(const Eigen::VectorXd &s, const Eigen::VectorXd &y);
+
+// Kendall's test against a random order (the gate of history.hpp and history_confirmed()): with
+// n ranked trials, P pairs of distinct ranks and `discordant` of them ordered otherwise by a
+// model, kendall_limit is the most discordant pairs a model may have to order them better than a
+// random order at z standard deviations, P/2 - z sqrt(P (2n + 5) / 36); kendall_passes: P > 0
+// and discordant within that limit.
+double kendall_limit(std::size_t pairs, std::size_t n, double z);
 bool kendall_passes(std::size_t discordant, std::size_t pairs, std::size_t n, double z);
 
 // Whether the history's combined mean (its base models' means weighted equally) orders the
