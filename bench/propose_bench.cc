@@ -236,8 +236,8 @@ int main(int argc, char **argv) {
       proposer(Strategy::bo, 1, true, Explore::thompson),
       proposer(Strategy::bo, 1, true, Explore::hedge),
   });
-  const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
-               &rnd = t[6], &warm_t = t[7], &prep = t[8], &ts = t[9], &hedge = t[10];
+  const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4],
+               &batch = t[5], &rnd = t[6], &warm_t = t[7], &prep = t[8], &ts = t[9], &hedge = t[10];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "

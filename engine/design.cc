@@ -52,8 +52,9 @@ Explore parse_explore(std::string_view field, std::string_view value) {
   for (Explore e : {Explore::none, Explore::spacefill, Explore::random, Explore::local,
                     Explore::thompson, Explore::hedge})
     if (value == explore_name(e)) return e;
-  throw_invalid(std::string(field) + ": '" + std::string(value) +
-                "' is not an exploration; allowed: none, spacefill, random, local, thompson, hedge");
+  throw_invalid(
+      std::string(field) + ": '" + std::string(value) +
+      "' is not an exploration; allowed: none, spacefill, random, local, thompson, hedge");
 }
 
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {

@@ -394,7 +394,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       const CandidatePosterior cpost(*cgp, Xs, false);
       std::vector<Eigen::Index> all(static_cast<std::size_t>(m));
       std::iota(all.begin(), all.end(), 0);
-      cdraw = (c_mean + c_std * joint_draw(cpost.mean(), cpost.covariance(all), rng).array()).matrix();
+      cdraw =
+          (c_mean + c_std * joint_draw(cpost.mean(), cpost.covariance(all), rng).array()).matrix();
     }
     Eigen::Index best = -1, least_bad = 0;
     for (Eigen::Index r = 0; r < m; ++r) {
@@ -416,7 +417,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     const std::size_t budget = o.stop.budget > 0 ? o.stop.budget : 20;
     const double horizon =
         static_cast<double>(budget > o.initial_trials + 1 ? budget - o.initial_trials : 1);
-    const double gamma = std::min(1.0, std::sqrt(K * std::log(K) / ((std::exp(1.0) - 1) * horizon)));
+    const double gamma =
+        std::min(1.0, std::sqrt(K * std::log(K) / ((std::exp(1.0) - 1) * horizon)));
     const double eta = gamma / K;
     double gain[3] = {0, 0, 0};
     for (std::size_t s = o.initial_trials; s <= t; ++s) {

@@ -250,7 +250,8 @@ TEST(CandidatePosterior, FantasiesMatchConditioningOnTheData) {
   Eigen::MatrixXd Xs(5, 2);
   for (int r = 0; r < 5; ++r) Xs.row(r) = Xc.row(idx[static_cast<size_t>(r)]);
   auto expected = [&](const GaussianProcess &g) {
-    const Eigen::MatrixXd V = g.chol_inverse().triangularView<Eigen::Lower>() * g.kernel(g.inputs(), Xs);
+    const Eigen::MatrixXd V =
+        g.chol_inverse().triangularView<Eigen::Lower>() * g.kernel(g.inputs(), Xs);
     return Eigen::MatrixXd(g.kernel(Xs, Xs) - V.transpose() * V);
   };
   const Eigen::MatrixXd C = post.covariance(idx);

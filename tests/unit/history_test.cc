@@ -461,7 +461,8 @@ TEST(Explore, ThompsonSpreadsProposalsUnderAFlatPosterior) {
   // The most frequent pick of each: EI's is its pick for most seeds, the draws' spread out.
   auto top = [](const std::vector<size_t> &v) {
     size_t most = 0;
-    for (auto i : v) most = std::max<size_t>(most, static_cast<size_t>(std::count(v.begin(), v.end(), i)));
+    for (auto i : v)
+      most = std::max<size_t>(most, static_cast<size_t>(std::count(v.begin(), v.end(), i)));
     return most;
   };
   EXPECT_GE(distinct.size(), 6u);
