@@ -36,8 +36,8 @@ struct WarmStart;  // history.hpp
 //             running (else drawn again, up to 16 times);
 //  local      the highest EI among the untried candidates nearest the incumbent (a trust region);
 //  thompson   Thompson sampling: the lowest log score of one seeded joint draw from the score
-//             model's posterior over (a bounded subset of) the untried candidates, among those a
-//             draw from the feasibility model lets run (optimizer.hpp, step 8);
+//             model's posterior over (a bounded subset of) the untried candidates, among those
+//             whose joint draw of the feasibility model's c(x) is > 0 (optimizer.hpp, step 8);
 //  hedge      a portfolio (GP-Hedge, Hoffman, Brochu & de Freitas, UAI 2011) of EI, a lower
 //             confidence bound and Thompson sampling, the arm drawn by EXP3's weights (Auer et
 //             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8).
