@@ -9,7 +9,8 @@
 // the random strategy's step run side by side as the baseline (everything but the model), with
 // the ratio to the 5 ms target.  With a warm start (history.hpp): the step with the base models
 // of --history problems of 69 observations each (default 10), and their preparation (done once,
-// by ingest or replay, outside the step).
+// by ingest or replay, outside the step).  The step with Thompson sampling and with the hedge
+// portfolio on every proposal (--explore thompson / hedge, share 1).
 //
 //   build/bench/propose_bench [--observations N] [--repeats R] [--space SPEC] [--history H]
 #include <time.h>
@@ -179,12 +180,15 @@ int main(int argc, char **argv) {
   };
   EngineOptions o;
   o.stop.budget = 0;
-  auto proposer = [&](Strategy s, size_t k, bool warping = EngineOptions{}.input_warping) {
-    return [&, s, k, warping](std::uint64_t seed) {
+  auto proposer = [&](Strategy s, size_t k, bool warping = EngineOptions{}.input_warping,
+                      Explore explore = EngineOptions{}.explore) {
+    return [&, s, k, warping, explore](std::uint64_t seed) {
       EngineOptions e = o;
       e.strategy = s;
       e.seed = seed;
       e.input_warping = warping;
+      e.explore = explore;
+      e.explore_share = 1;
       const Proposal p = propose(cs, done, {}, k, e);
       if (p.indices.size() != k) {
         std::fprintf(stderr, "propose_bench: got %zu proposals\n", p.indices.size());
@@ -229,9 +233,11 @@ int main(int argc, char **argv) {
       proposer(Strategy::random, 1),
       warm_step,
       prepare,
+      proposer(Strategy::bo, 1, true, Explore::thompson),
+      proposer(Strategy::bo, 1, true, Explore::hedge),
   });
-  const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
-               &rnd = t[6], &warm_t = t[7], &prep = t[8];
+  const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4],
+               &batch = t[5], &rnd = t[6], &warm_t = t[7], &prep = t[8], &ts = t[9], &hedge = t[10];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -253,6 +259,8 @@ int main(int argc, char **argv) {
   std::snprintf(name, sizeof name, "bo step, history %zu x 69", history);
   row(name, warm_t);
   row("  history preparation (once)", prep);
+  row("bo step, thompson (share 1)", ts);
+  row("bo step, hedge (share 1)", hedge);
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
       "  bo step / random step: %.0fx; bo step / without input warping: %.2f; "
@@ -262,5 +270,8 @@ int main(int argc, char **argv) {
   const double wmed = quantile(warm_t.cpu, 0.5);
   std::printf("  bo step with history / without: %.2f; with history / 5 ms target: %.2f (%s)\n",
               wmed / std::max(1e-6, med), wmed / 5.0, wmed <= 5.0 ? "met" : "NOT met");
+  const double tmed = quantile(ts.cpu, 0.5);
+  std::printf("  thompson step / bo step: %.2f; thompson / 5 ms target: %.2f (%s)\n",
+              tmed / std::max(1e-6, med), tmed / 5.0, tmed <= 5.0 ? "met" : "NOT met");
   return 0;
 }

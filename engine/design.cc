@@ -42,15 +42,19 @@ const char *explore_name(Explore e) {
     case Explore::spacefill: return "spacefill";
     case Explore::random: return "random";
     case Explore::local: return "local";
+    case Explore::thompson: return "thompson";
+    case Explore::hedge: return "hedge";
   }
   return "?";
 }
 
 Explore parse_explore(std::string_view field, std::string_view value) {
-  for (Explore e : {Explore::none, Explore::spacefill, Explore::random, Explore::local})
+  for (Explore e : {Explore::none, Explore::spacefill, Explore::random, Explore::local,
+                    Explore::thompson, Explore::hedge})
     if (value == explore_name(e)) return e;
-  throw_invalid(std::string(field) + ": '" + std::string(value) +
-                "' is not an exploration; allowed: none, spacefill, random, local");
+  throw_invalid(
+      std::string(field) + ": '" + std::string(value) +
+      "' is not an exploration; allowed: none, spacefill, random, local, thompson, hedge");
 }
 
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <string>
 
 #include "autotune/error.hpp"
 #include "autotune/rng.hpp"
@@ -686,6 +687,30 @@ void CandidatePosterior::condition(Eigen::Index j, double y) {
   ++rows_;
   mean_ += vnew * b;
   var_ = (var_.array() - vnew.array().square()).max(0.0).matrix();
+}
+
+Eigen::MatrixXd CandidatePosterior::covariance(const std::vector<Eigen::Index> &idx) const {
+  const Eigen::Index s = static_cast<Eigen::Index>(idx.size()), d = Xc_.cols();
+  Eigen::MatrixXd Xs(s, d), Xsw(s, Xw_.cols());
+  for (Eigen::Index r = 0; r < s; ++r) {
+    const Eigen::Index j = idx[static_cast<std::size_t>(r)];
+    if (j < 0 || j >= Xc_.rows())
+      throw Error(Errc::invalid_argument,
+                  "CandidatePosterior::covariance: no candidate " + std::to_string(j));
+    Xs.row(r) = Xc_.row(j);
+    Xsw.row(r) = Xw_.row(j);
+  }
+  Eigen::MatrixXd C = gp_.kernel(Xs, Xsw, Xs, Xsw);  // (s x s)
+  Eigen::MatrixXd Vs(rows_, s);
+  if (V_.cols() == Xw_.rows()) {
+    for (Eigen::Index r = 0; r < s; ++r)
+      Vs.col(r) = V_.topRows(rows_).col(idx[static_cast<std::size_t>(r)]);
+  } else {
+    const Eigen::MatrixXd Kt = gp_.kernel(Xs, Xsw, gp_.inputs(), gp_.warped_inputs());  // (s x n)
+    Vs.noalias() = gp_.chol_inverse().triangularView<Eigen::Lower>() * Kt.transpose();
+  }
+  C.noalias() -= Vs.transpose() * Vs;
+  return C;
 }
 
 }  // namespace autotune

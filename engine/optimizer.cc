@@ -1,8 +1,10 @@
 #include "autotune/optimizer.hpp"
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <optional>
 #include <string>
 
@@ -16,7 +18,16 @@ namespace autotune {
 namespace {
 
 // The seed's stream of the GP fits (design.cc draws streams 1 and 2).
-constexpr std::uint64_t kStreamGp = 3, kStreamExplore = 7;
+constexpr std::uint64_t kStreamGp = 3, kStreamExplore = 7, kStreamThompson = 9, kStreamHedge = 10;
+// Thompson sampling's joint draw: over every untried candidate when there are at most
+// kThompsonSubset of them, else over the kThompsonTop of lowest lower confidence bound
+// (mean - 2 sd, where nearly all of the draw's minima fall) and a seeded uniform sample of the
+// others (a draw's minimum may fall anywhere while the posterior is flat).  The Cholesky
+// factorization of the subset's covariance is O(s^3): 160 keeps the step's addition well under
+// a millisecond at 50 observations (bench/README.md).
+constexpr std::size_t kThompsonSubset = 160, kThompsonTop = 64;
+// Hedge's lower confidence bound: mean - kappa sd of the log score.
+constexpr double kHedgeKappa = 2.0;
 
 }  // namespace
 
@@ -313,8 +324,142 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     const double a = static_cast<double>(t - o.initial_trials);
     return std::floor((a + 1) * o.explore_share) > std::floor(a * o.explore_share);
   };
+  // Thompson sampling (Explore::thompson, and hedge's third arm): one joint draw of the log
+  // score -- the target's posterior (fantasies included) and, with a warm start, each weighted
+  // base model's marginal (as moments() combines them) -- over the untried candidates (a bounded
+  // subset of them, kThompsonSubset), and, when some trial failed, one joint draw of the
+  // feasibility model's c(x) over the same candidates: the candidate of the lowest score draw
+  // among those whose c draw is > 0 (the event whose probability weights EI), else the one of
+  // the highest c draw (constrained Thompson sampling as in SCBO: Eriksson & Poloczek, AISTATS
+  // 2021).  Seeded by the seed and the trial number t.
+  auto joint_draw = [](const Eigen::VectorXd &mean, const Eigen::MatrixXd &C, Rng &rng) {
+    const Eigen::Index m = mean.size();
+    Eigen::VectorXd z(m);
+    for (Eigen::Index r = 0; r < m; ++r) z[r] = rng.normal();
+    // Jitter grows until the factorization succeeds; independent marginals if it never does.
+    Eigen::LLT<Eigen::MatrixXd> llt;
+    double jitter = 1e-10 * std::max(C.diagonal().maxCoeff(), 1e-12);
+    for (int a = 0; a < 6; ++a, jitter *= 100) {
+      Eigen::MatrixXd Cj = C;
+      Cj.diagonal().array() += jitter;
+      llt.compute(Cj);
+      if (llt.info() == Eigen::Success) return Eigen::VectorXd(mean + llt.matrixL() * z);
+    }
+    return Eigen::VectorXd(mean + C.diagonal().cwiseMax(0.0).cwiseSqrt().cwiseProduct(z));
+  };
+  auto thompson_pick = [&](std::size_t t) {
+    moments();
+    std::vector<std::size_t> sub;
+    for (std::size_t i = 0; i < n; ++i)
+      if (taken[i] == 0) sub.push_back(i);
+    if (sub.empty()) return n;
+    Rng rng(o.seed, kStreamThompson + 16 * static_cast<std::uint64_t>(t));
+    if (sub.size() > kThompsonSubset) {
+      std::vector<std::pair<double, std::size_t>> lcb;
+      for (auto i : sub) lcb.emplace_back(mu[i] - 2 * sd[i], i);
+      std::nth_element(lcb.begin(), lcb.begin() + static_cast<std::ptrdiff_t>(kThompsonTop),
+                       lcb.end());
+      sub.clear();
+      for (std::size_t r = 0; r < kThompsonTop; ++r) sub.push_back(lcb[r].second);
+      std::vector<std::size_t> rest;
+      for (std::size_t r = kThompsonTop; r < lcb.size(); ++r) rest.push_back(lcb[r].second);
+      std::sort(rest.begin(), rest.end());
+      for (std::size_t r = 0; r < kThompsonSubset - kThompsonTop; ++r) {
+        std::swap(rest[r], rest[r + rng.below(rest.size() - r)]);
+        sub.push_back(rest[r]);
+      }
+      std::sort(sub.begin(), sub.end());
+    }
+    const Eigen::Index m = static_cast<Eigen::Index>(sub.size());
+    const std::vector<Eigen::Index> idx(sub.begin(), sub.end());
+    const bool own_only = !ws || (taf && post);
+    const double wo = own_only ? 1.0 : w.back();
+    Eigen::VectorXd draw = Eigen::VectorXd::Zero(m);
+    if (post && wo > 0) {
+      Eigen::VectorXd mean(m);
+      for (Eigen::Index r = 0; r < m; ++r) mean[r] = post->mean()[idx[static_cast<std::size_t>(r)]];
+      draw = wo * joint_draw(mean, post->covariance(idx), rng);
+    }
+    if (!own_only)
+      for (std::size_t b = 0; b < ws->size(); ++b)
+        if (w[b] > 0)
+          for (Eigen::Index r = 0; r < m; ++r) {
+            const Eigen::Index c = idx[static_cast<std::size_t>(r)];
+            draw[r] += w[b] * (ws->mean[b][c] + std::sqrt(ws->var[b][c]) * rng.normal());
+          }
+    Eigen::VectorXd cdraw = Eigen::VectorXd::Ones(m);
+    if (cgp) {
+      Eigen::MatrixXd Xs(m, Xall.cols());
+      for (Eigen::Index r = 0; r < m; ++r) Xs.row(r) = Xall.row(idx[static_cast<std::size_t>(r)]);
+      const CandidatePosterior cpost(*cgp, Xs, false);
+      std::vector<Eigen::Index> all(static_cast<std::size_t>(m));
+      std::iota(all.begin(), all.end(), 0);
+      cdraw =
+          (c_mean + c_std * joint_draw(cpost.mean(), cpost.covariance(all), rng).array()).matrix();
+    }
+    Eigen::Index best = -1, least_bad = 0;
+    for (Eigen::Index r = 0; r < m; ++r) {
+      if (cdraw[r] > 0 && (best < 0 || draw[r] < draw[best])) best = r;
+      if (cdraw[r] > cdraw[least_bad]) least_bad = r;
+    }
+    return sub[static_cast<std::size_t>(best >= 0 ? best : least_bad)];
+  };
+  // Hedge (Explore::hedge): EXP3 (Auer, Cesa-Bianchi, Freund & Schapire, SIAM J. Computing 2002)
+  // over three arms -- 0 EI, 1 the lowest lower confidence bound, 2 Thompson sampling -- as
+  // GP-Hedge's portfolio (Hoffman, Brochu & de Freitas, UAI 2011), but with the observed reward
+  // of the chosen arm's trial (the share of the earlier successful trials it beat; 0 for a
+  // failure), importance-weighted, instead of the model's mean at every arm's nominee: propose()
+  // keeps no state, so the arms of the earlier exploring trials are re-derived in order from the
+  // trials before each (done's order: the order they were proposed in, for one trial at a time).
+  // gamma = min(1, sqrt(K ln K / ((e - 1) T))), eta = gamma / K, T the trials after the design.
+  auto hedge_arm = [&](std::size_t t) {
+    constexpr double K = 3;
+    const std::size_t budget = o.stop.budget > 0 ? o.stop.budget : 20;
+    const double horizon =
+        static_cast<double>(budget > o.initial_trials + 1 ? budget - o.initial_trials : 1);
+    const double gamma =
+        std::min(1.0, std::sqrt(K * std::log(K) / ((std::exp(1.0) - 1) * horizon)));
+    const double eta = gamma / K;
+    double gain[3] = {0, 0, 0};
+    for (std::size_t s = o.initial_trials; s <= t; ++s) {
+      if (!scheduled(s) && s != t) continue;
+      const double top = std::max({gain[0], gain[1], gain[2]});
+      double pr[3], sum = 0;
+      for (int a = 0; a < 3; ++a) sum += pr[a] = std::exp(eta * (gain[a] - top));
+      for (int a = 0; a < 3; ++a) pr[a] = (1 - gamma) * pr[a] / sum + gamma / K;
+      const double u = Rng(o.seed, kStreamHedge + 16 * static_cast<std::uint64_t>(s)).uniform();
+      const int arm = u < pr[0] ? 0 : u < pr[0] + pr[1] ? 1 : 2;
+      if (s == t) return arm;
+      if (s >= done.size()) continue;  // running: no reward yet
+      double reward = 0;
+      if (!done[s].failed) {
+        std::size_t earlier = 0, beaten = 0;
+        for (std::size_t q = 0; q < s; ++q)
+          if (!done[q].failed) {
+            ++earlier;
+            beaten += done[q].score > done[s].score;
+          }
+        reward = earlier > 0 ? static_cast<double>(beaten) / static_cast<double>(earlier) : 0.5;
+      }
+      gain[arm] += reward / pr[arm];
+    }
+    return 0;
+  };
+  auto lcb_pick = [&] {
+    moments();
+    double lo = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < n; ++i)
+      if (taken[i] == 0) lo = std::min(lo, mu[i] - kHedgeKappa * sd[i]);
+    double v;
+    return best_of([&](std::size_t i) { return std::exp(lo - (mu[i] - kHedgeKappa * sd[i])); }, &v);
+  };
   std::vector<double> dmin;
   auto explore_pick = [&](std::size_t t) {
+    if (o.explore == Explore::thompson) return thompson_pick(t);
+    if (o.explore == Explore::hedge) {
+      const int arm = hedge_arm(t);
+      return arm == 0 ? n : arm == 1 ? lcb_pick() : thompson_pick(t);
+    }
     if (o.explore == Explore::spacefill) {
       dmin.assign(n, std::numeric_limits<double>::infinity());
       for (std::size_t j = 0; j < n; ++j) {

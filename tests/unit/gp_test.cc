@@ -243,6 +243,25 @@ TEST(CandidatePosterior, FantasiesMatchConditioningOnTheData) {
   full.predict(Xc, &mean, &var);
   EXPECT_LT((post.mean() - mean).cwiseAbs().maxCoeff(), 1e-8);
   EXPECT_LT((post.var() - var).cwiseAbs().maxCoeff(), 1e-8);
+
+  // The joint covariance at a few candidates (fantasies included) against the refit's,
+  // k(Xs, Xs) - k(Xs, X2) (K2 + sigma_n^2 I)^-1 k(X2, Xs); its diagonal is var().
+  const std::vector<Eigen::Index> idx{3, 10, 11, 25, 29};
+  Eigen::MatrixXd Xs(5, 2);
+  for (int r = 0; r < 5; ++r) Xs.row(r) = Xc.row(idx[static_cast<size_t>(r)]);
+  auto expected = [&](const GaussianProcess &g) {
+    const Eigen::MatrixXd V =
+        g.chol_inverse().triangularView<Eigen::Lower>() * g.kernel(g.inputs(), Xs);
+    return Eigen::MatrixXd(g.kernel(Xs, Xs) - V.transpose() * V);
+  };
+  const Eigen::MatrixXd C = post.covariance(idx);
+  EXPECT_LT((C - expected(full)).cwiseAbs().maxCoeff(), 1e-8);
+  for (int r = 0; r < 5; ++r) EXPECT_NEAR(C(r, r), post.var()[idx[static_cast<size_t>(r)]], 1e-8);
+  EXPECT_GT(std::fabs(C(2, 3)), 1e-6);  // correlated, not a diagonal
+  // Without fantasies kept, from the model's own data.
+  const CandidatePosterior plain(gp, Xc, false);
+  EXPECT_LT((plain.covariance(idx) - expected(gp)).cwiseAbs().maxCoeff(), 1e-8);
+  EXPECT_THROW(plain.covariance({30}), Error);
 }
 
 TEST(GaussianProcess, RejectsBadShapes) {

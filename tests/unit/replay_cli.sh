@@ -66,6 +66,10 @@ expect_fail "gamma below 0" "^autotune replay: --gamma: '-0.1' is out of range" 
   $r --table "$good" --gamma=-0.1
 expect_fail "gamma not a number" "^autotune replay: --gamma: 'cheap' is not a number" \
   $r --table "$good" --gamma cheap
+expect_fail "unknown exploration" "^autotune replay: --explore: 'thomson' is not an exploration; allowed: none, spacefill, random, local, thompson, hedge$" \
+  $r --table "$good" --explore thomson
+expect_fail "exploration share above 1" "^autotune replay: --explore-share: '1.5' is out of range" \
+  $r --table "$good" --explore thompson --explore-share 1.5
 expect_fail "unknown strategy" "^autotune replay: --strategy: unknown strategy 'anneal'; allowed: bo, random, exhaustive$" \
   $r --table "$good" --strategy bo,anneal
 expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \
@@ -93,6 +97,18 @@ if "$at" $r --table "$good" --seeds 2 --budget 4 --json >"$tmp/out" 2>&1 &&
 else
   echo "FAIL: --json:"; cat "$tmp/out"; fail=1
 fi
+# Thompson sampling and hedge replay, and a replay is the same every time (seeded draws).
+for mode in thompson hedge; do
+  if "$at" $r --table "$good" --seeds 3 --budget 6 --explore $mode --explore-share 1 --json \
+       >"$tmp/out1" 2>&1 &&
+     "$at" $r --table "$good" --seeds 3 --budget 6 --explore $mode --explore-share 1 --json \
+       >"$tmp/out2" 2>&1 && grep -q '"to10_median"' "$tmp/out1" &&
+     [ "$(grep -v step_ms "$tmp/out1")" = "$(grep -v step_ms "$tmp/out2")" ]; then
+    echo "ok: --explore $mode replays the same twice"
+  else
+    echo "FAIL: --explore $mode:"; cat "$tmp/out1" "$tmp/out2"; fail=1
+  fi
+done
 for args in "--help" "replay --help" "help replay"; do
   # shellcheck disable=SC2086
   if "$at" $args >"$tmp/out" 2>&1 && grep -qi '^usage: autotune' "$tmp/out"; then

@@ -33,9 +33,17 @@ struct WarmStart;  // history.hpp
 //  spacefill  the untried candidate farthest from every tried or running one (in the encoded
 //             inputs), weighted by its probability of running;
 //  random     a seeded uniform draw among the untried candidates, kept with its probability of
-//             running (else drawn again, up to 16 times).
-enum class Explore { none, spacefill, random, local };
-const char *explore_name(Explore e);  // "none", "spacefill", "random", "local"
+//             running (else drawn again, up to 16 times);
+//  local      the highest EI among the untried candidates nearest the incumbent (a trust region);
+//  thompson   Thompson sampling: the lowest log score of one seeded joint draw from the score
+//             model's posterior over (a bounded subset of) the untried candidates, among those
+//             whose joint draw of the feasibility model's c(x) is > 0 (optimizer.hpp, step 8);
+//  hedge      a portfolio (GP-Hedge, Hoffman, Brochu & de Freitas, UAI 2011) of EI, a lower
+//             confidence bound and Thompson sampling, the arm drawn by EXP3's weights (Auer et
+//             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8).
+enum class Explore { none, spacefill, random, local, thompson, hedge };
+// "none", "spacefill", "random", "local", "thompson", "hedge"
+const char *explore_name(Explore e);
 // Throws Error(invalid_argument) naming `field` and the allowed values.
 Explore parse_explore(std::string_view field, std::string_view value);
 
@@ -59,9 +67,10 @@ struct EngineOptions {
   StoppingOptions stop;
   // Exploration: the share of the proposals after the initial design made by `explore` instead
   // of EI (spacefill: the untried candidate farthest from every taken one; random; local: the
-  // highest EI among the untried candidates nearest the incumbent, a twentieth of them, >= 5) (the trials t = initial, ... for which floor((t - initial + 1) share) grows), and the
-  // EI collapse rule: a proposal whose largest EI is below explore_collapse x the best score
-  // explores too (0: never).
+  // highest EI among the untried candidates nearest the incumbent, a twentieth of them, >= 5;
+  // thompson; hedge) (the trials t = initial, ... for which floor((t - initial + 1) share)
+  // grows; share 1: every one), and the EI collapse rule: a proposal whose largest EI is below
+  // explore_collapse x the best score explores too (0: never).
   Explore explore = Explore::none;  // chosen by bench/engine-cv (bench/README.md)
   double explore_share = 0.25;
   double explore_collapse = 0.0;

@@ -130,6 +130,10 @@ class CandidatePosterior {
   const Eigen::VectorXd &var() const { return var_; }    // (m), latent, >= 0
   // Adds observation y at candidate j with the GP's hyperparameters (no refit).
   void condition(Eigen::Index j, double y);
+  // The joint posterior covariance of the latent f at the candidates `idx` (s x s), the fantasies
+  // included: k(Xs, Xs) - V_s^T V_s (GPML eq. 2.24).  O(s^2 (n + added) + s n^2) without
+  // fantasies kept, O(s^2 (n + added)) with them.
+  Eigen::MatrixXd covariance(const std::vector<Eigen::Index> &idx) const;
 
  private:
   const GaussianProcess &gp_;

@@ -46,7 +46,18 @@
 //    a model orders them better than a random order would (the gate).
 // 8. Exploration (EngineOptions::explore, off by default): a share of the proposals after the
 //    initial design goes to the untried candidate farthest from every tried one, to a random
-//    one, or to the best EI near the incumbent (local); bench/README.md has what it did on held-out generated problems.
+//    one, to the best EI near the incumbent (local), to Thompson sampling, or to a portfolio
+//    (hedge); bench/README.md has what they did on held-out generated problems.
+//    Thompson sampling (Thompson 1933; for GPs e.g. Kandasamy et al., AISTATS 2018) proposes
+//    the lowest value of one seeded joint draw from the posterior of the log score over the
+//    untried candidates, among those whose joint draw of the feasibility model's c(x) is > 0.
+//    The joint draw needs the Cholesky factor of the candidates' posterior covariance, O(m^3);
+//    it is taken over at most 160 candidates: all untried ones when there are that few, else
+//    the 64 of lowest mean - 2 sd and a seeded uniform sample of the rest (exact where the
+//    candidate sets are small, as Scout's 69; random Fourier features, not tried, would cover
+//    every candidate, with an approximate kernel and m x features cosines per draw).
+//    Hedge draws, per exploring trial, one of EI, a lower confidence bound (mean - 2 sd) and
+//    Thompson sampling by EXP3's weights, re-derived from the trials so far (optimizer.cc).
 //
 // Strategies random and exhaustive (baselines for replay): a seeded random order, or the order of
 // the candidate set; they use the budget, exhausted and improvement rules.
