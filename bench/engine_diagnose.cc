@@ -9,14 +9,16 @@
 //   next proposal);
 // - the fitted length scale of each feature (median over the last proposals of the seeds; the
 //   inputs are in [0, 1], so a length scale far above 1 means the feature is taken as
-//   irrelevant);
+//   irrelevant); with additive terms (--kernel additive or ard+additive), also each term's
+//   weight w_g (the share of the signal variance it takes: a weight near 0 means the feature is
+//   taken as irrelevant);
 // - the same model fitted on M random successful configurations other than the optimum
 //   (--fit M, default 10 and 30; five draws): the rank of the optimum by predicted cost among the
 //   successful configurations not used -- whether the model could single out the optimum from
 //   that many measurements at all.
 //
 //   build/bench/engine_diagnose --table FILE [--group COLUMN] [--features A,B] [--derive N=A/B]
-//                               [--seeds N] [--budget N] [--fit M,M]
+//                               [--seeds N] [--budget N] [--fit M,M] [--kernel K]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -60,7 +62,7 @@ double median(std::vector<double> v) {
 int usage() {
   std::fprintf(stderr,
                "usage: engine_diagnose --table FILE [--group COLUMN] [--features A,B] "
-               "[--derive N=A/B] [--seeds N] [--budget N] [--fit M,M]\n");
+               "[--derive N=A/B] [--seeds N] [--budget N] [--fit M,M] [--kernel ard|additive|ard+additive]\n");
   return 2;
 }
 
@@ -72,12 +74,14 @@ int main(int argc, char **argv) try {
   spec.group = "workload";
   int seeds = 20, budget = 20;
   std::vector<int> fits = {10, 30};
+  GpKernel kernel = GpKernel::ard;
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a], v = argv[a + 1];
     if (k == "--table") table = v;
     else if (k == "--group") spec.group = v;
     else if (k == "--features") spec.features = split(v);
     else if (k == "--derive") for (const auto &d : split(v)) spec.derived.push_back(DerivedFeature::parse(d));
+    else if (k == "--kernel") kernel = parse_kernel("--kernel", v);
     else if (k == "--seeds") seeds = std::atoi(v.c_str());
     else if (k == "--budget") budget = std::atoi(v.c_str());
     else if (k == "--fit") {
@@ -87,8 +91,8 @@ int main(int argc, char **argv) try {
   }
   if (table.empty() || seeds < 1 || budget < 1 || argc % 2 == 0) return usage();
   const auto problems = load_problems(Table::read_csv(table), spec);
-  std::printf("# engine_diagnose --table %s: %d seeds x %d trials, gamma 1, default options\n",
-              table.c_str(), seeds, budget);
+  std::printf("# engine_diagnose --table %s: %d seeds x %d trials, gamma 1, default options, kernel %s\n",
+              table.c_str(), seeds, budget, kernel_name(kernel));
   for (const auto &pr : problems) {
     const CandidateSet &cs = pr.candidates;
     const std::size_t n = cs.size();
@@ -100,11 +104,13 @@ int main(int argc, char **argv) try {
     std::size_t fails = 0, trials = 0;
     std::vector<double> ranks;
     std::vector<std::vector<double>> scales(static_cast<std::size_t>(cs.feature_groups()));
+    std::vector<std::vector<double>> additive_scales(scales.size()), weights(scales.size());
     for (int s = 1; s <= seeds; ++s) {
       EngineOptions o;
       o.seed = static_cast<std::uint64_t>(s);
       o.stop.budget = static_cast<std::size_t>(budget);
       o.predictions = true;
+      o.gp.kernel = kernel;
       std::vector<Observation> done;
       Reference ref;
       std::vector<char> tried(n, 0);
@@ -143,8 +149,12 @@ int main(int argc, char **argv) try {
         done.push_back(Observation::ok(i, score(pr.time[i], pr.cost[i], ref, 1.0)));
       }
       if (modelled)
-        for (int g = 0; g < cs.feature_groups(); ++g)
-          scales[static_cast<std::size_t>(g)].push_back(std::exp(last.log_lengthscale[g]));
+        for (int g = 0; g < cs.feature_groups(); ++g) {
+          const auto u = static_cast<std::size_t>(g);
+          scales[u].push_back(std::exp(last.log_lengthscale[g]));
+          if (last.additive()) weights[u].push_back(std::exp(last.log_additive_weight[g]));
+          if (last.additive() && last.ard) additive_scales[u].push_back(std::exp(last.log_additive_lengthscale[g]));
+        }
     }
     std::printf("%s: %zu configurations, %.0f%% fail; the search's trials: %.0f%% failed; EI rank "
                 "of the optimum until tried: median %.0f\n  length scales:",
@@ -153,6 +163,15 @@ int main(int argc, char **argv) try {
     for (int g = 0; g < cs.feature_groups(); ++g)
       std::printf(" %s %.2g", cs.group_names()[static_cast<std::size_t>(g)].c_str(),
                   median(scales[static_cast<std::size_t>(g)]));
+    auto print_medians = [&](const char *what, const std::vector<std::vector<double>> &v) {
+      if (v.empty() || v[0].empty()) return;
+      std::printf("\n  %s:", what);
+      for (int g = 0; g < cs.feature_groups(); ++g)
+        std::printf(" %s %.2g", cs.group_names()[static_cast<std::size_t>(g)].c_str(),
+                    median(v[static_cast<std::size_t>(g)]));
+    };
+    print_medians("additive terms' length scales", additive_scales);
+    print_medians("additive terms' weights", weights);
     std::printf("\n");
     // The model on M random successful configurations (not the optimum).
     const Eigen::MatrixXd &X = cs.encoded();
@@ -177,6 +196,7 @@ int main(int argc, char **argv) try {
         const double sd = std::sqrt((y.array() - mean).square().mean());
         GpFitOptions g;
         g.warp_columns = cs.numeric_columns();
+        g.kernel = kernel;
         const auto gp = GaussianProcess::fit(Xt, (y.array() - mean) / sd, cs.groups(), g);
         Eigen::VectorXd pm, pv;
         gp.predict(X, &pm, &pv);

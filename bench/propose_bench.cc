@@ -9,8 +9,10 @@
 // the random strategy's step run side by side as the baseline (everything but the model), with
 // the ratio to the 5 ms target.  With a warm start (history.hpp): the step with the base models
 // of --history problems of 69 observations each (default 10), and their preparation (done once,
-// by ingest or replay, outside the step).  The step with Thompson sampling and with the hedge
-// portfolio on every proposal (--explore thompson / hedge, share 1).
+// by ingest or replay, outside the step).  The default step (kernel ard) and the step with the
+// additive kernels (gp_options.hpp: additive, ard+additive), cold and warm, run side by side; and
+// the step with Thompson sampling and with the hedge portfolio on every proposal (--explore
+// thompson / hedge, share 1).
 //
 //   build/bench/propose_bench [--observations N] [--repeats R] [--space SPEC] [--history H]
 #include <time.h>
@@ -152,17 +154,30 @@ int main(int argc, char **argv) {
     warm = prepare_warm_start(cs, hist, e);
   };
   prepare(1);
-  auto warm_step = [&](std::uint64_t seed) {
+  // The warm step with the base models of the same history under each kernel (prepared once).
+  const GpKernel kernels[] = {GpKernel::ard, GpKernel::additive, GpKernel::ard_additive};
+  std::shared_ptr<const WarmStart> warm_kernel[3];
+  for (int k = 0; k < 3; ++k) {
     EngineOptions e;
-    e.stop.budget = 0;
-    e.seed = seed;
-    e.history = warm;
-    const Proposal p = propose(cs, done, {}, 1, e);
-    if (p.indices.size() != 1) {
-      std::fprintf(stderr, "propose_bench: got %zu proposals with history\n", p.indices.size());
-      std::exit(1);
-    }
+    e.seed = 1;
+    e.gp.kernel = kernels[k];
+    warm_kernel[k] = prepare_warm_start(cs, hist, e);
+  }
+  auto warm_with = [&](int k) {
+    return [&, k](std::uint64_t seed) {
+      EngineOptions e;
+      e.stop.budget = 0;
+      e.seed = seed;
+      e.gp.kernel = kernels[k];
+      e.history = k == 0 ? warm : warm_kernel[k];
+      const Proposal p = propose(cs, done, {}, 1, e);
+      if (p.indices.size() != 1) {
+        std::fprintf(stderr, "propose_bench: got %zu proposals with history\n", p.indices.size());
+        std::exit(1);
+      }
+    };
   };
+  const auto warm_step = warm_with(0);
 
   // The steps run in turn within each repeat, so a change of machine speed during the run (a
   // shared machine) affects all of them alike and their ratios stay fair.
@@ -181,14 +196,15 @@ int main(int argc, char **argv) {
   EngineOptions o;
   o.stop.budget = 0;
   auto proposer = [&](Strategy s, size_t k, bool warping = EngineOptions{}.input_warping,
-                      Explore explore = EngineOptions{}.explore) {
-    return [&, s, k, warping, explore](std::uint64_t seed) {
+                      Explore explore = EngineOptions{}.explore, GpKernel kernel = GpKernel::ard) {
+    return [&, s, k, warping, explore, kernel](std::uint64_t seed) {
       EngineOptions e = o;
       e.strategy = s;
       e.seed = seed;
       e.input_warping = warping;
       e.explore = explore;
-      e.explore_share = 1;
+      if (explore != Explore::none) e.explore_share = 1;
+      e.gp.kernel = kernel;
       const Proposal p = propose(cs, done, {}, k, e);
       if (p.indices.size() != k) {
         std::fprintf(stderr, "propose_bench: got %zu proposals\n", p.indices.size());
@@ -233,11 +249,16 @@ int main(int argc, char **argv) {
       proposer(Strategy::random, 1),
       warm_step,
       prepare,
+      proposer(Strategy::bo, 1, true, Explore::none, GpKernel::additive),
+      proposer(Strategy::bo, 1, true, Explore::none, GpKernel::ard_additive),
+      warm_with(1),
+      warm_with(2),
       proposer(Strategy::bo, 1, true, Explore::thompson),
       proposer(Strategy::bo, 1, true, Explore::hedge),
   });
-  const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4],
-               &batch = t[5], &rnd = t[6], &warm_t = t[7], &prep = t[8], &ts = t[9], &hedge = t[10];
+  const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
+               &rnd = t[6], &warm_t = t[7], &prep = t[8], &add = t[9], &both = t[10],
+               &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -259,6 +280,10 @@ int main(int argc, char **argv) {
   std::snprintf(name, sizeof name, "bo step, history %zu x 69", history);
   row(name, warm_t);
   row("  history preparation (once)", prep);
+  row("bo step, kernel additive", add);
+  row("bo step, kernel ard+additive", both);
+  row("  additive, with history", warm_add);
+  row("  ard+additive, with history", warm_both);
   row("bo step, thompson (share 1)", ts);
   row("bo step, hedge (share 1)", hedge);
   const double med = quantile(bo.cpu, 0.5);
@@ -270,6 +295,13 @@ int main(int argc, char **argv) {
   const double wmed = quantile(warm_t.cpu, 0.5);
   std::printf("  bo step with history / without: %.2f; with history / 5 ms target: %.2f (%s)\n",
               wmed / std::max(1e-6, med), wmed / 5.0, wmed <= 5.0 ? "met" : "NOT met");
+  const double amed = quantile(add.cpu, 0.5), bmed = quantile(both.cpu, 0.5);
+  const double wamed = quantile(warm_add.cpu, 0.5), wbmed = quantile(warm_both.cpu, 0.5);
+  std::printf("  kernel additive / ard: %.2f cold, %.2f with history; ard+additive / ard: %.2f cold, "
+              "%.2f with history; the slowest with history / 5 ms target: %.2f (%s)\n",
+              amed / std::max(1e-6, med), wamed / std::max(1e-6, wmed), bmed / std::max(1e-6, med),
+              wbmed / std::max(1e-6, wmed), std::max(wamed, wbmed) / 5.0,
+              std::max(wamed, wbmed) <= 5.0 ? "met" : "NOT met");
   const double tmed = quantile(ts.cpu, 0.5);
   std::printf("  thompson step / bo step: %.2f; thompson / 5 ms target: %.2f (%s)\n",
               tmed / std::max(1e-6, med), tmed / 5.0, tmed <= 5.0 ? "met" : "NOT met");

@@ -64,6 +64,7 @@ EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
   o.xi = conf.exploration_margin;
   o.input_warping = conf.input_warping;
   o.linear_trend = conf.linear_trend;
+  o.gp.kernel = conf.kernel;
   o.batch = conf.batch;
   o.stop = conf.stopping(budget);
   return o;

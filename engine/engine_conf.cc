@@ -1,5 +1,8 @@
 #include "autotune/engine_conf.hpp"
 
+#include <string>
+#include <string_view>
+
 #include "autotune/raw_conf.hpp"
 #include "autotune/error.hpp"
 #include "autotune/units.hpp"
@@ -14,6 +17,22 @@ StoppingOptions EngineConf::stopping(std::size_t budget) const {
   s.ei_fraction = ei_fraction;
   s.min_trials = min_trials;
   return s;
+}
+
+const char *kernel_name(GpKernel k) {
+  switch (k) {
+    case GpKernel::ard: return "ard";
+    case GpKernel::additive: return "additive";
+    case GpKernel::ard_additive: return "ard+additive";
+  }
+  return "?";
+}
+
+GpKernel parse_kernel(std::string_view field, std::string_view value) {
+  for (GpKernel k : {GpKernel::ard, GpKernel::additive, GpKernel::ard_additive})
+    if (value == kernel_name(k)) return k;
+  throw_invalid(std::string(field) + ": '" + std::string(value) +
+                "' is not a kernel; allowed: ard, additive, ard+additive");
 }
 
 void parse_engine_section(RawConf &raw, EngineConf &out) {
@@ -51,6 +70,8 @@ void parse_engine_section(RawConf &raw, EngineConf &out) {
     out.input_warping = parse_bool(l->where() + ": InputWarping", l->tokens[0].value);
   if (auto l = raw.take_line("LinearTrend"))
     out.linear_trend = parse_bool(l->where() + ": LinearTrend", l->tokens[0].value);
+  if (auto l = raw.take_line("Kernel"))
+    out.kernel = parse_kernel(l->where() + ": Kernel", l->tokens[0].value);
   if (auto l = raw.take_line("BatchMode"))
     out.batch = parse_batch_mode(l->where() + ": BatchMode", l->tokens[0].value);
   std::string space_where;

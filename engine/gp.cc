@@ -120,6 +120,47 @@ void check_warp(const GpHyper &h, Eigen::Index D) {
       throw_invalid("GP: warped columns must be distinct input columns in ascending order");
 }
 
+// The distinct rows of A over the columns `cols`: ids[i] is the index of row i's values among
+// them, and the returned matrix holds them (one row each, in order of first appearance).  An
+// open-addressing table of the values seen, as warp_inputs() does: a candidate set of thousands
+// has a dozen values of each feature.
+Eigen::MatrixXd distinct_rows(const Eigen::MatrixXd &A, const std::vector<Eigen::Index> &cols,
+                              std::vector<int> *ids) {
+  const Eigen::Index m = A.rows(), C = static_cast<Eigen::Index>(cols.size());
+  int bits = 6;
+  while ((Eigen::Index{1} << bits) < 2 * m) ++bits;
+  const std::size_t cap = std::size_t{1} << bits;
+  std::vector<int> slot(cap, -1);
+  std::vector<Eigen::Index> first;  // the first row of each distinct value
+  ids->resize(static_cast<std::size_t>(m));
+  for (Eigen::Index i = 0; i < m; ++i) {
+    std::uint64_t h = 0;
+    for (Eigen::Index c : cols) {
+      const double v = A(i, c) == 0.0 ? 0.0 : A(i, c);  // -0 and 0 alike
+      std::uint64_t u;
+      std::memcpy(&u, &v, sizeof u);
+      h = (h ^ u) * 0x9E3779B97F4A7C15ULL;
+    }
+    std::size_t s = static_cast<std::size_t>(h >> (64 - bits));
+    for (;; s = (s + 1) & (cap - 1)) {
+      if (slot[s] < 0) {
+        slot[s] = static_cast<int>(first.size());
+        first.push_back(i);
+        break;
+      }
+      const Eigen::Index r = first[static_cast<std::size_t>(slot[s])];
+      bool same = true;
+      for (Eigen::Index c : cols) same = same && A(r, c) == A(i, c);
+      if (same) break;
+    }
+    (*ids)[static_cast<std::size_t>(i)] = slot[s];
+  }
+  Eigen::MatrixXd U(static_cast<Eigen::Index>(first.size()), C);
+  for (std::size_t v = 0; v < first.size(); ++v)
+    for (Eigen::Index c = 0; c < C; ++c) U(static_cast<Eigen::Index>(v), c) = A(first[v], cols[static_cast<std::size_t>(c)]);
+  return U;
+}
+
 int group_count(const std::vector<int> &groups) {
   int G = 0;
   for (int g : groups) G = std::max(G, g + 1);
@@ -132,28 +173,79 @@ struct LinearTerm {
   Eigen::ArrayXd pairs, diag;
 };
 
-// log p(y | X, theta) and its gradient from the pair distances (pair_distances()).  theta packs
-// (log l_1..l_G, log sigma_f^2, log sigma_n^2).  Returns -infinity when K is not positive definite.
-// With pair_weight, also w_p c_p per pair (see below): d log p / d d_{g,p} = -1/2 w_p c_p / l_g^2.
-// With lin, K also has the linear term s_lin times its products, and lin_gradient (when given)
-// gets d log p / d log s_lin.
+// Where each hyperparameter is in theta: (log l_1..l_G, log sigma_f^2, log sigma_n^2, log a and
+// log b of the K warped columns, log s_lin with a linear term, log w_1..w_G with additive terms,
+// then their log length scales when there is an ARD term too; without one the additive terms use
+// the first G).
+struct Layout {
+  int G = 0;
+  Eigen::Index K = 0;
+  bool linear = false, ard = true, additive = false;
+  Eigen::Index lin() const { return G + 2 + 2 * K; }
+  Eigen::Index weights() const { return lin() + (linear ? 1 : 0); }
+  Eigen::Index additive_scales() const { return ard ? weights() + G : 0; }
+  Eigen::Index size() const { return weights() + (additive ? G : 0) + (additive && ard ? G : 0); }
+};
+
+Layout layout_of(const GpHyper &h) {
+  Layout l;
+  l.G = static_cast<int>(h.log_lengthscale.size());
+  l.K = static_cast<Eigen::Index>(h.warp_columns.size());
+  l.linear = h.linear();
+  l.ard = h.ard;
+  l.additive = h.additive();
+  return l;
+}
+
+// The Matern-5/2 correlation M(r) = (1 + sqrt5 r + 5/3 r^2) exp(-sqrt5 r), from r and
+// e = exp(-sqrt5 r).
+inline Eigen::ArrayXd matern_of(const Eigen::ArrayXd &r, const Eigen::ArrayXd &e) {
+  return (1.0 + kSqrt5 * r + (5.0 / 3.0) * r.square()) * e;
+}
+
+// log p(y | X, theta) and its gradient from the pair distances (pair_distances()), theta laid out
+// as `L` says (the warping's entries are not read, and their gradient is left at 0).  Returns
+// -infinity when K is not positive definite.  With pair_weight, also PW (P x G) with
+// d log p / d d_{g,p} = -1/2 PW(p, g), for the warping's gradient.  With lin, K also has the
+// linear term s_lin times its products.
 double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const Eigen::VectorXd &t,
-                      Eigen::VectorXd *gradient, Eigen::ArrayXd *pair_weight = nullptr,
-                      const LinearTerm *lin = nullptr, double s_lin = 0, double *lin_gradient = nullptr) {
-  const int G = static_cast<int>(d.cols());
-  const Eigen::Index n = y.size();
-  const Eigen::VectorXd inv_l2 = (-2.0 * t.head(G).array()).exp().matrix();
+                      const Layout &L, Eigen::VectorXd *gradient, Eigen::MatrixXd *pair_weight = nullptr,
+                      const LinearTerm *lin = nullptr) {
+  const int G = L.G;
+  const Eigen::Index n = y.size(), P = d.rows();
   const double sf2 = std::exp(t[G]), sn2 = std::exp(t[G + 1]);
-  // Per pair: r^2, r, exp(-sqrt5 r), k.
-  const Eigen::ArrayXd r2 = (d * inv_l2).array().max(0.0);
-  const Eigen::ArrayXd r = r2.sqrt();
-  Eigen::ArrayXd e = -kSqrt5 * r;
-  exp_in_place(e.data(), static_cast<std::size_t>(e.size()));
-  const Eigen::ArrayXd kf = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r2) * e;
+  const double s_lin = L.linear ? std::exp(t[L.lin()]) : 0.0;
+  // Per pair: the Matern terms' sum kf; for the ARD term r, exp(-sqrt5 r); for each additive
+  // term its r and exp (columns of ra, ea).
+  Eigen::ArrayXd kf = Eigen::ArrayXd::Zero(P), r, e;
+  Eigen::VectorXd inv_l2, inv_la2;
+  Eigen::ArrayXd wa;
+  Eigen::ArrayXXd ra, ea;
+  if (L.ard) {
+    inv_l2 = (-2.0 * t.head(G).array()).exp().matrix();
+    r = (d * inv_l2).array().max(0.0).sqrt();
+    e = -kSqrt5 * r;
+    exp_in_place(e.data(), static_cast<std::size_t>(e.size()));
+    kf = sf2 * matern_of(r, e);
+  }
+  double prior_f = L.ard ? sf2 : 0.0;  // k(x, x) of the Matern terms
+  if (L.additive) {
+    wa = t.segment(L.weights(), G).array().exp();
+    inv_la2 = (-2.0 * t.segment(L.additive_scales(), G).array()).exp().matrix();
+    ra.resize(P, G);
+    ea.resize(P, G);
+    for (int g = 0; g < G; ++g) {
+      ra.col(g) = (d.col(g).array() * inv_la2[g]).max(0.0).sqrt();
+      ea.col(g) = -kSqrt5 * ra.col(g);
+      exp_in_place(ea.col(g).data(), static_cast<std::size_t>(P));
+      kf += (sf2 * wa[g]) * matern_of(ra.col(g), ea.col(g));
+    }
+    prior_f += sf2 * wa.sum();
+  }
   Eigen::MatrixXd K(n, n);
   Eigen::Index p = 0;
   for (Eigen::Index j = 0; j < n; ++j) {
-    K(j, j) = sf2 + sn2 + kJitter + (lin ? s_lin * lin->diag[j] : 0.0);
+    K(j, j) = prior_f + sn2 + kJitter + (lin ? s_lin * lin->diag[j] : 0.0);
     for (Eigen::Index i = j + 1; i < n; ++i, ++p) K(i, j) = kf[p] + (lin ? s_lin * lin->pairs[p] : 0.0);
   }
   Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(K);  // in place: K becomes L
@@ -163,25 +255,40 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
                      llt.matrixLLT().diagonal().array().log().sum();
   if (gradient) {
     // dLML/dtheta = 1/2 tr(W dK/dtheta), W = alpha alpha^T - K^-1   (GPML eq. 5.9), with
-    // dk/dlog l_g = sigma_f^2 (5/3) (1 + sqrt5 r) exp(-sqrt5 r) d_g / l_g^2,
+    // dk/dlog l_g = sigma_f^2 (5/3) (1 + sqrt5 r) exp(-sqrt5 r) d_g / l_g^2 (an additive term:
+    // the same times w_g, with its own r), dk/dlog w_g = sigma_f^2 w_g M(r_g),
     // dk/dlog sigma_f^2 = k, dK/dlog sigma_n^2 = sigma_n^2 I.  W is symmetric: each pair counts
     // twice.
     const Eigen::MatrixXd Linv = lower_inverse(llt.matrixLLT());
     // K^-1 = L^-T L^-1; only its lower triangle is read below.
     Eigen::MatrixXd Kinv = Eigen::MatrixXd::Zero(n, n);
     Kinv.selfadjointView<Eigen::Lower>().rankUpdate(Linv.transpose());
-    Eigen::ArrayXd w(r2.size());
+    Eigen::ArrayXd w(P);
     p = 0;
     for (Eigen::Index j = 0; j < n; ++j)
       for (Eigen::Index i = j + 1; i < n; ++i, ++p) w[p] = alpha[i] * alpha[j] - Kinv(i, j);
     const Eigen::ArrayXd wd = alpha.array().square() - Kinv.diagonal().array();
     const double wdiag = wd.sum();
-    if (lin && lin_gradient) *lin_gradient = s_lin * ((w * lin->pairs).sum() + 0.5 * (wd * lin->diag).sum());
-    const Eigen::ArrayXd wc = w * (sf2 * (5.0 / 3.0) * (1.0 + kSqrt5 * r) * e);
-    if (pair_weight) *pair_weight = wc;
-    gradient->resize(G + 2);
-    gradient->head(G) = (d.transpose() * wc.matrix()).cwiseProduct(inv_l2);
-    (*gradient)[G] = (w * kf).sum() + 0.5 * wdiag * sf2;
+    gradient->setZero(L.size());
+    if (L.linear && lin) (*gradient)[L.lin()] = s_lin * ((w * lin->pairs).sum() + 0.5 * (wd * lin->diag).sum());
+    if (pair_weight) pair_weight->setZero(P, G);
+    if (L.ard) {
+      const Eigen::ArrayXd wc = w * (sf2 * (5.0 / 3.0) * (1.0 + kSqrt5 * r) * e);
+      gradient->head(G) = (d.transpose() * wc.matrix()).cwiseProduct(inv_l2);
+      if (pair_weight)
+        for (int g = 0; g < G; ++g) pair_weight->col(g).array() += wc * inv_l2[g];
+    }
+    if (L.additive) {
+      const Eigen::Index a = L.additive_scales(), wo = L.weights();
+      for (int g = 0; g < G; ++g) {
+        const double s = sf2 * wa[g];
+        const Eigen::ArrayXd wc = w * (s * (5.0 / 3.0) * (1.0 + kSqrt5 * ra.col(g)) * ea.col(g));
+        (*gradient)[a + g] = (d.col(g).array() * wc).sum() * inv_la2[g];
+        if (pair_weight) pair_weight->col(g).array() += wc * inv_la2[g];
+        (*gradient)[wo + g] = s * ((w * matern_of(ra.col(g), ea.col(g))).sum() + 0.5 * wdiag);
+      }
+    }
+    (*gradient)[G] = (w * kf).sum() + 0.5 * wdiag * prior_f;
     (*gradient)[G + 1] = 0.5 * sn2 * wdiag;
   }
   return lml;
@@ -285,21 +392,23 @@ Eigen::VectorXd minimize_box(const Objective &f, Eigen::VectorXd x, const Eigen:
 }
 
 Eigen::VectorXd pack(const GpHyper &h) {
-  const Eigen::Index G = h.log_lengthscale.size();
-  const Eigen::Index K = static_cast<Eigen::Index>(h.warp_columns.size());
-  Eigen::VectorXd t(G + 2 + 2 * K + (h.linear() ? 1 : 0));
+  const Layout L = layout_of(h);
+  const Eigen::Index G = L.G, K = L.K;
+  Eigen::VectorXd t(L.size());
   t.head(G) = h.log_lengthscale;
   t[G] = h.log_signal_var;
   t[G + 1] = h.log_noise_var;
   t.segment(G + 2, K) = h.log_warp_a;
   t.segment(G + 2 + K, K) = h.log_warp_b;
-  if (h.linear()) t[G + 2 + 2 * K] = h.log_linear_var;
+  if (L.linear) t[L.lin()] = h.log_linear_var;
+  if (L.additive) t.segment(L.weights(), G) = h.log_additive_weight;
+  if (L.additive && L.ard) t.segment(L.additive_scales(), G) = h.log_additive_lengthscale;
   return t;
 }
 
-// The inverse of pack() for G length scales, the warped columns and a linear term or not.
-GpHyper unpack(const Eigen::VectorXd &t, Eigen::Index G, const std::vector<int> &warp_columns, bool linear) {
-  const Eigen::Index K = static_cast<Eigen::Index>(warp_columns.size());
+// The inverse of pack() for the layout L and the warped columns.
+GpHyper unpack(const Eigen::VectorXd &t, const Layout &L, const std::vector<int> &warp_columns) {
+  const Eigen::Index G = L.G, K = L.K;
   GpHyper h;
   h.log_lengthscale = t.head(G);
   h.log_signal_var = t[G];
@@ -307,7 +416,10 @@ GpHyper unpack(const Eigen::VectorXd &t, Eigen::Index G, const std::vector<int> 
   h.warp_columns = warp_columns;
   h.log_warp_a = t.segment(G + 2, K);
   h.log_warp_b = t.segment(G + 2 + K, K);
-  if (linear) h.log_linear_var = t[G + 2 + 2 * K];
+  if (L.linear) h.log_linear_var = t[L.lin()];
+  h.ard = L.ard;
+  if (L.additive) h.log_additive_weight = t.segment(L.weights(), G);
+  if (L.additive && L.ard) h.log_additive_lengthscale = t.segment(L.additive_scales(), G);
   return h;
 }
 
@@ -325,39 +437,34 @@ LinearTerm linear_products(const Eigen::MatrixXd &X) {
   return l;
 }
 
-// log p(y | X, theta) and its gradient with respect to theta = pack(h) for G length scales, the
-// warped columns (their concentrations are read from t) and a linear term or not.  A fit passes
-// what does not depend on theta: `unwarped`, the pair distances of X when nothing is warped, and
-// `products`, the linear term's products (computed here when null).
+// log p(y | X, theta) and its gradient with respect to theta = pack(h) laid out as L says, with
+// the warped columns (their concentrations are read from t).  A fit passes what does not depend
+// on theta: `unwarped`, the pair distances of X when nothing is warped, and `products`, the
+// linear term's products (computed here when null).
 double lml_theta(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, const std::vector<int> &groups,
-                 int G, const std::vector<int> &warp_columns, bool linear, const Eigen::VectorXd &t,
+                 const Layout &L, const std::vector<int> &warp_columns, const Eigen::VectorXd &t,
                  const Eigen::MatrixXd *unwarped, const LinearTerm *products, Eigen::VectorXd *gradient) {
-  const Eigen::Index K = static_cast<Eigen::Index>(warp_columns.size()), n = X.rows();
+  const Eigen::Index K = L.K, n = X.rows();
+  const int G = L.G;
   LinearTerm own;
-  if (linear && !products) products = &(own = linear_products(X));
-  const LinearTerm *lin = linear ? products : nullptr;
-  const double s_lin = linear ? std::exp(t[G + 2 + 2 * K]) : 0.0;
-  double glin = 0;
-  Eigen::VectorXd g;
-  Eigen::ArrayXd pw;
+  if (L.linear && !products) products = &(own = linear_products(X));
+  const LinearTerm *lin = L.linear ? products : nullptr;
+  Eigen::MatrixXd pw;
   Eigen::MatrixXd da, db, W;
   double lml;
   if (K == 0) {
     Eigen::MatrixXd computed;
     const Eigen::MatrixXd &D = unwarped ? *unwarped : (computed = pair_distances(X, groups, G));
-    lml = lml_from_pairs(D, y, t.head(G + 2), gradient ? &g : nullptr, nullptr, lin, s_lin, &glin);
+    lml = lml_from_pairs(D, y, t, L, gradient, nullptr, lin);
   } else {
-    W = warp_inputs(X, unpack(t, G, warp_columns, linear), gradient ? &da : nullptr, gradient ? &db : nullptr);
-    lml = lml_from_pairs(pair_distances(W, groups, G), y, t.head(G + 2), gradient ? &g : nullptr, &pw,
-                         lin, s_lin, &glin);
+    W = warp_inputs(X, unpack(t, L, warp_columns), gradient ? &da : nullptr, gradient ? &db : nullptr);
+    lml = lml_from_pairs(pair_distances(W, groups, G), y, t, L, gradient, gradient ? &pw : nullptr, lin);
   }
   if (!gradient || !std::isfinite(lml)) return lml;
-  gradient->resize(t.size());
-  gradient->head(G + 2) = g;
-  if (linear) (*gradient)[G + 2 + 2 * K] = glin;
   Eigen::ArrayXd pdw_buf(n);
   for (Eigen::Index k = 0; k < K; ++k) {
     const Eigen::Index c = warp_columns[static_cast<size_t>(k)];
+    const int g = groups[static_cast<size_t>(c)];
     // d d_{g,p} / d theta = 2 (w_i - w_j) (w'_i - w'_j) for the pair p = (i, j); the pairs of
     // one j are a contiguous segment.
     double sa = 0, sb = 0;
@@ -365,13 +472,12 @@ double lml_theta(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, const std::
     for (Eigen::Index j = 0; j + 1 < n; p += n - j - 1, ++j) {
       const Eigen::Index m = n - j - 1;
       auto pdw = pdw_buf.head(m);
-      pdw = pw.segment(p, m) * (W.col(c).tail(m).array() - W(j, c));
+      pdw = pw.col(g).segment(p, m).array() * (W.col(c).tail(m).array() - W(j, c));
       sa += (pdw * (da.col(k).tail(m).array() - da(j, k))).sum();
       sb += (pdw * (db.col(k).tail(m).array() - db(j, k))).sum();
     }
-    const double inv_l2 = std::exp(-2.0 * t[groups[static_cast<size_t>(c)]]);
-    (*gradient)[G + 2 + k] = -inv_l2 * sa;
-    (*gradient)[G + 2 + K + k] = -inv_l2 * sb;
+    (*gradient)[G + 2 + k] = -sa;
+    (*gradient)[G + 2 + K + k] = -sb;
   }
   return lml;
 }
@@ -388,6 +494,27 @@ LogNormalPrior lengthscale_prior(const GpFitOptions &o, int G) {
   return p;
 }
 
+// The priors of theta's first G entries (the ARD term's length scales, or the additive terms'
+// without one) and of the additive terms' length scales and weights.
+LogNormalPrior head_prior(const GpFitOptions &o, int G) {
+  return lengthscale_prior(o, o.kernel == GpKernel::additive ? 1 : G);
+}
+LogNormalPrior additive_weight_prior(const GpFitOptions &o, int G) {
+  LogNormalPrior p = o.additive_weight;
+  if (std::isnan(p.mu)) p.mu = -std::log(std::max(1, G));
+  return p;
+}
+
+void check_kernel(const GpHyper &h) {
+  const Eigen::Index G = h.log_lengthscale.size();
+  if (!h.ard && !h.additive()) throw_invalid("GP: the kernel needs the ARD term or additive terms");
+  if (h.additive() && h.log_additive_weight.size() != G)
+    throw_invalid("GP: the additive terms need one weight per length scale");
+  if (h.log_additive_lengthscale.size() != (h.additive() && h.ard ? G : 0))
+    throw_invalid("GP: the additive terms need their own length scales beside an ARD term, and "
+                  "none without one");
+}
+
 void check_shapes(const Eigen::MatrixXd &X, const Eigen::VectorXd &y,
                   const std::vector<int> &groups) {
   if (X.rows() != y.size())
@@ -401,7 +528,12 @@ void check_shapes(const Eigen::MatrixXd &X, const Eigen::VectorXd &y,
 
 GpHyper prior_median(const GpFitOptions &o, int G, Eigen::Index columns) {
   GpHyper h;
-  h.log_lengthscale = Eigen::VectorXd::Constant(G, lengthscale_prior(o, G).mu);
+  h.log_lengthscale = Eigen::VectorXd::Constant(G, head_prior(o, G).mu);
+  h.ard = o.kernel != GpKernel::additive;
+  if (o.kernel != GpKernel::ard)
+    h.log_additive_weight = Eigen::VectorXd::Constant(G, additive_weight_prior(o, G).mu);
+  if (o.kernel == GpKernel::ard_additive)
+    h.log_additive_lengthscale = Eigen::VectorXd::Constant(G, lengthscale_prior(o, 1).mu);
   h.log_signal_var = o.signal_var.mu;
   h.log_noise_var = o.noise_var.mu;
   h.warp_columns = o.warp_columns;
@@ -422,7 +554,8 @@ double GaussianProcess::log_marginal_likelihood(const Eigen::MatrixXd &X, const 
   const int G = static_cast<int>(h.log_lengthscale.size());
   if (G < group_count(groups)) throw_invalid("GP: fewer length scales than feature groups");
   check_warp(h, X.cols());
-  return lml_theta(X, y, groups, G, h.warp_columns, h.linear(), pack(h), nullptr, nullptr, gradient);
+  check_kernel(h);
+  return lml_theta(X, y, groups, layout_of(h), h.warp_columns, pack(h), nullptr, nullptr, gradient);
 }
 
 GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y, std::vector<int> groups,
@@ -432,6 +565,7 @@ GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y, std::vect
   if (hyper_.log_lengthscale.size() < group_count(groups_))
     throw_invalid("GP: fewer length scales than feature groups");
   check_warp(hyper_, X_.cols());
+  check_kernel(hyper_);
   const Eigen::Index n = X_.rows();
   Xw_ = warp(X_);
   Eigen::MatrixXd K = kernel(X_, Xw_, X_, Xw_);
@@ -458,14 +592,19 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
                                      const GpFitOptions &o) {
   check_shapes(X, y, groups);
   const int G = group_count(groups);
-  const LogNormalPrior lp = lengthscale_prior(o, G);
+  const LogNormalPrior lp = head_prior(o, G), alp = lengthscale_prior(o, 1);
+  const LogNormalPrior wp = additive_weight_prior(o, G);
   const GpHyper median = prior_median(o, G, X.cols());
   check_warp(median, X.cols());
   const std::vector<int> &warped = median.warp_columns;
-  const Eigen::Index K = static_cast<Eigen::Index>(warped.size());
-  const bool linear = median.linear();
+  const Layout lay = layout_of(median);
+  const Eigen::Index K = lay.K;
+  const bool linear = lay.linear;
   const LogNormalPrior lin_prior = linear_prior(o, X.cols());
-  const Eigen::Index P = G + 2 + 2 * K + (linear ? 1 : 0);
+  const Eigen::Index P = lay.size();
+  // The additive terms' entries of theta: weights, then length scales (with an ARD term).
+  const Eigen::Index wo = lay.weights(), ao = lay.additive && lay.ard ? lay.additive_scales() : P;
+  const Eigen::Index wn = lay.additive ? G : 0;
   Eigen::VectorXd lo(P), hi(P);
   for (int g = 0; g < G; ++g) {
     lo[g] = std::log(lp.min);
@@ -478,9 +617,13 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   lo.segment(G + 2, 2 * K).setConstant(std::log(o.warp.min));
   hi.segment(G + 2, 2 * K).setConstant(std::log(o.warp.max));
   if (linear) {
-    lo[P - 1] = std::log(lin_prior.min);
-    hi[P - 1] = std::log(lin_prior.max);
+    lo[lay.lin()] = std::log(lin_prior.min);
+    hi[lay.lin()] = std::log(lin_prior.max);
   }
+  lo.segment(wo, wn).setConstant(std::log(wp.min));
+  hi.segment(wo, wn).setConstant(std::log(wp.max));
+  lo.segment(ao, P - ao).setConstant(std::log(alp.min));
+  hi.segment(ao, P - ao).setConstant(std::log(alp.max));
 
   const Eigen::Index n = X.rows();
   Rng rng(o.seed, static_cast<std::uint64_t>(n));
@@ -512,7 +655,7 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   if (linear) products = linear_products(Xfit);
   const Objective neg_log_post = [&](const Eigen::VectorXd &t, Eigen::VectorXd *grad) {
     Eigen::VectorXd gr;
-    const double lml = lml_theta(Xfit, yfit, groups, G, warped, linear, t, K == 0 ? &D : nullptr,
+    const double lml = lml_theta(Xfit, yfit, groups, lay, warped, t, K == 0 ? &D : nullptr,
                                  linear ? &products : nullptr, &gr);
     if (!std::isfinite(lml)) return std::numeric_limits<double>::infinity();
     double lp_sum = 0, dg = 0;
@@ -529,8 +672,16 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
       gr[k] += dg;
     }
     if (linear) {
-      lp_sum += log_prior(lin_prior, t[P - 1], &dg);
-      gr[P - 1] += dg;
+      lp_sum += log_prior(lin_prior, t[lay.lin()], &dg);
+      gr[lay.lin()] += dg;
+    }
+    for (Eigen::Index k = wo; k < wo + wn; ++k) {
+      lp_sum += log_prior(wp, t[k], &dg);
+      gr[k] += dg;
+    }
+    for (Eigen::Index k = ao; k < P; ++k) {
+      lp_sum += log_prior(alp, t[k], &dg);
+      gr[k] += dg;
     }
     if (grad) *grad = -gr;
     return -(lml + lp_sum);
@@ -542,8 +693,9 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
   // optimized to convergence.
   for (int s = 0; s < std::max(1, o.starts); ++s) {
     if (s == 0 && o.first_start &&
-        (o.first_start->warp_columns != warped || o.first_start->linear() != linear))
-      throw_invalid("GP: the first start has another warping or linear term");
+        (o.first_start->warp_columns != warped || o.first_start->linear() != linear ||
+         o.first_start->kernel() != o.kernel))
+      throw_invalid("GP: the first start has another warping, linear term or kernel");
     Eigen::VectorXd t0 = pack(s == 0 && o.first_start ? *o.first_start : median);
     if (t0.size() != P) throw_invalid("GP: the first start has the wrong number of length scales");
     if (s > 0) {
@@ -551,7 +703,9 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
       t0[G] = o.signal_var.mu + o.signal_var.sd * rng.normal();
       t0[G + 1] = o.noise_var.mu + o.noise_var.sd * rng.normal();
       for (Eigen::Index k = G + 2; k < G + 2 + 2 * K; ++k) t0[k] = o.warp.mu + o.warp.sd * rng.normal();
-      if (linear) t0[P - 1] = lin_prior.mu + lin_prior.sd * rng.normal();
+      if (linear) t0[lay.lin()] = lin_prior.mu + lin_prior.sd * rng.normal();
+      for (Eigen::Index k = wo; k < wo + wn; ++k) t0[k] = wp.mu + wp.sd * rng.normal();
+      for (Eigen::Index k = ao; k < P; ++k) t0[k] = alp.mu + alp.sd * rng.normal();
     }
     double f = 0;
     Eigen::VectorXd g;
@@ -570,7 +724,7 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
         minimize_box(neg_log_post, best_t, lo, hi, o.max_iterations - o.probe_iterations, &f, &g, true);
     if (f <= best_f) best_t = t;
   }
-  return GaussianProcess(std::move(X), std::move(y), std::move(groups), unpack(best_t, G, warped, linear));
+  return GaussianProcess(std::move(X), std::move(y), std::move(groups), unpack(best_t, lay, warped));
 }
 
 double GaussianProcess::signal_var() const { return std::exp(hyper_.log_signal_var); }
@@ -593,31 +747,69 @@ Eigen::MatrixXd GaussianProcess::kernel(const Eigen::MatrixXd &A, const Eigen::M
 }
 
 Eigen::VectorXd GaussianProcess::prior_variance(const Eigen::MatrixXd &A) const {
-  Eigen::VectorXd v = Eigen::VectorXd::Constant(A.rows(), signal_var());
+  double f = hyper_.ard ? 1.0 : 0.0;
+  if (hyper_.additive()) f += hyper_.log_additive_weight.array().exp().sum();
+  Eigen::VectorXd v = Eigen::VectorXd::Constant(A.rows(), f * signal_var());
   if (hyper_.linear()) v += std::exp(hyper_.log_linear_var) * (A.array() - 0.5).matrix().rowwise().squaredNorm();
   return v;
 }
 
 Eigen::MatrixXd GaussianProcess::matern(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) const {
-  // Scale the columns by 1/l, then r^2 = |a|^2 + |b|^2 - 2 a.b (one GEMM), then the Matérn
-  // function in place: this runs over every candidate, so it avoids large temporaries.
-  Eigen::RowVectorXd inv_l(A.cols());
-  for (Eigen::Index c = 0; c < A.cols(); ++c)
-    inv_l[c] = std::exp(-hyper_.log_lengthscale[groups_[c]]);
-  const Eigen::MatrixXd As = A.array().rowwise() * inv_l.array();
-  const Eigen::MatrixXd Bs = B.array().rowwise() * inv_l.array();
-  const Eigen::ArrayXd na = As.rowwise().squaredNorm().array();
-  const Eigen::ArrayXd nb = Bs.rowwise().squaredNorm().array();
-  Eigen::MatrixXd K(A.rows(), B.rows());
-  K.noalias() = As * Bs.transpose();
   const double sf2 = signal_var();
+  Eigen::MatrixXd K(A.rows(), B.rows());
   Eigen::ArrayXd r(K.rows()), e(K.rows());
-  for (Eigen::Index j = 0; j < K.cols(); ++j) {
-    auto col = K.col(j).array();
-    r = (na + nb[j] - 2.0 * col).max(0.0).sqrt();
-    e = -kSqrt5 * r;
-    exp_in_place(e.data(), static_cast<std::size_t>(e.size()));
-    col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r.square()) * e;
+  if (hyper_.ard) {
+    // Scale the columns by 1/l, then r^2 = |a|^2 + |b|^2 - 2 a.b (one GEMM), then the Matérn
+    // function in place: this runs over every candidate, so it avoids large temporaries.
+    Eigen::RowVectorXd inv_l(A.cols());
+    for (Eigen::Index c = 0; c < A.cols(); ++c)
+      inv_l[c] = std::exp(-hyper_.log_lengthscale[groups_[c]]);
+    const Eigen::MatrixXd As = A.array().rowwise() * inv_l.array();
+    const Eigen::MatrixXd Bs = B.array().rowwise() * inv_l.array();
+    const Eigen::ArrayXd na = As.rowwise().squaredNorm().array();
+    const Eigen::ArrayXd nb = Bs.rowwise().squaredNorm().array();
+    K.noalias() = As * Bs.transpose();
+    for (Eigen::Index j = 0; j < K.cols(); ++j) {
+      auto col = K.col(j).array();
+      r = (na + nb[j] - 2.0 * col).max(0.0).sqrt();
+      e = -kSqrt5 * r;
+      exp_in_place(e.data(), static_cast<std::size_t>(e.size()));
+      col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r.square()) * e;
+    }
+  } else {
+    K.setZero();
+  }
+  if (!hyper_.additive()) return K;
+  // One term per feature group: r_g = |a_g - b_g| / l_g over the group's columns (one numeric
+  // column, or a categorical feature's one-hot columns).
+  const Eigen::VectorXd &la = hyper_.ard ? hyper_.log_additive_lengthscale : hyper_.log_lengthscale;
+  const Eigen::Index G = la.size();
+  std::vector<std::vector<Eigen::Index>> columns(static_cast<std::size_t>(G));
+  for (Eigen::Index c = 0; c < A.cols(); ++c) columns[static_cast<std::size_t>(groups_[c])].push_back(c);
+  // A term depends on the group's values alone, and the rows of A (candidates) have few distinct
+  // ones: the term is evaluated once per distinct value of A's group and copied to its rows.
+  std::vector<int> ids;
+  for (Eigen::Index g = 0; g < G; ++g) {
+    const auto &cols = columns[static_cast<std::size_t>(g)];
+    const double inv_l = std::exp(-la[g]), s = sf2 * std::exp(hyper_.log_additive_weight[g]);
+    if (cols.empty()) {  // a length scale without columns: r = 0, as in the fit
+      K.array() += s;
+      continue;
+    }
+    const Eigen::MatrixXd U = distinct_rows(A, cols, &ids);
+    const Eigen::Index V = U.rows();
+    Eigen::ArrayXd r2(V), rv(V), ev(V), term(V);
+    for (Eigen::Index j = 0; j < K.cols(); ++j) {
+      r2.setZero();
+      for (std::size_t c = 0; c < cols.size(); ++c)
+        r2 += (U.col(static_cast<Eigen::Index>(c)).array() - B(j, cols[c])).square();
+      rv = r2.sqrt() * inv_l;
+      ev = -kSqrt5 * rv;
+      exp_in_place(ev.data(), static_cast<std::size_t>(V));
+      term = s * (1.0 + kSqrt5 * rv + (5.0 / 3.0) * rv.square()) * ev;
+      double *col = K.col(j).data();
+      for (std::size_t i = 0; i < ids.size(); ++i) col[i] += term[ids[i]];
+    }
   }
   return K;
 }

@@ -64,6 +64,9 @@ const char kHelp[] =
     "  --input-warping yes|no\n"
     "                         learn a warping of each numeric feature's scale (default yes)\n"
     "  --linear-trend yes|no  add a linear term to the model's kernel (default no)\n"
+    "  --kernel K             ard (one Matern term, a length scale per feature), additive (a\n"
+    "                         sum of one-feature terms with learnt weights) or ard+additive\n"
+    "                         (both) (default ard)\n"
     "Exploration and warm start:\n"
     "  --explore MODE         none, spacefill, random, local, thompson or hedge: how the\n"
     "                         exploring proposals are made (farthest from the tried ones, at\n"
@@ -211,7 +214,7 @@ struct Settings {
 Settings parse_settings(int argc, char **argv) {
   const Args args(argc - 1, argv + 1,
                   {"table", "group", "features", "derive", "time-column", "cost-column", "ok-column", "gamma",
-                   "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping", "linear-trend",
+                   "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping", "linear-trend", "kernel",
                    "stop-improvement", "round", "stop-ei", "min-trials", "at",
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after"},
@@ -261,6 +264,7 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("input-warping"))
     s.engine.input_warping = parse_bool("--input-warping", *v);
   if (auto v = args.value("linear-trend")) s.engine.linear_trend = parse_bool("--linear-trend", *v);
+  if (auto v = args.value("kernel")) s.engine.gp.kernel = parse_kernel("--kernel", *v);
   if (auto v = args.value("stop-improvement"))
     s.engine.stop.min_improvement = parse_double("--stop-improvement", *v, 0, 1);
   if (auto v = args.value("stop-ei")) s.engine.stop.ei_fraction = parse_double("--stop-ei", *v, 0, 1);

@@ -69,6 +69,8 @@ const char kHelp[] =
     "  --input-warping yes|no\n"
     "                         learn a warping of each numeric feature's scale (default yes)\n"
     "  --linear-trend yes|no  add a linear term to the models' kernel (default no)\n"
+    "  --kernel K             ard, additive or ard+additive: the models' kernel (autotune\n"
+    "                         replay --help; default ard)\n"
     "  --flat-pool N          random joint configurations of the flat strategy (default 1000)\n"
     "  --stop-improvement F   stop when a round of runs improves the best by less than F\n"
     "                         (default 0: off)\n"
@@ -170,7 +172,7 @@ Settings parse_settings(int argc, char **argv) {
       {"workflow",      "table",        "group",   "features",     "derive",    "time-column",
        "cost-column",   "ok-column",    "gamma",   "budget",       "strategy",  "seeds",
        "seed",          "initial",      "exploit", "exploit-last", "fresh",     "xi",
-       "input-warping", "linear-trend", "kappa",   "acquisition",  "flat-pool", "stop-improvement",
+       "input-warping", "linear-trend", "kernel", "kappa",   "acquisition",  "flat-pool", "stop-improvement",
        "round",         "min-trials",   "at"},
       {"json", "help"}, "autotune replay --workflow");
   args.expect_positional(0, "");
@@ -229,6 +231,7 @@ Settings parse_settings(int argc, char **argv) {
     s.search.engine.input_warping = parse_bool("--input-warping", *v);
   if (auto v = args.value("linear-trend"))
     s.search.engine.linear_trend = parse_bool("--linear-trend", *v);
+  if (auto v = args.value("kernel")) s.search.engine.gp.kernel = parse_kernel("--kernel", *v);
   if (auto v = args.value("kappa")) s.search.kappa = parse_double("--kappa", *v, 0, 100);
   if (auto v = args.value("acquisition")) {
     using A = WorkflowSearchOptions::Acquisition;

@@ -20,11 +20,12 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_TRUE(d.default_space.empty());
   EXPECT_TRUE(d.input_warping);
   EXPECT_FALSE(d.linear_trend);
+  EXPECT_EQ(d.kernel, GpKernel::ard);
   const Conf c = Conf::load_text(
       "InitialTrials=5\nDefaultBudget=30\nMaxBudget=40\nDefaultGamma=0.25\nSeed=7\n"
       "StopImprovement=0.02\nRoundTrials=4\nStopEIFraction=0.05\nMinTrials=8\n"
       "ExplorationMargin=0\nBatchMode=liar\nDefaultSpace=nodes=1-4\nSpaceLimits=nodes=1-16\n"
-      "InputWarping=no\nLinearTrend=yes\n");
+      "InputWarping=no\nLinearTrend=yes\nKernel=ard+additive\n");
   const EngineConf &e = c.engine;
   EXPECT_EQ(e.initial_trials, 5u);
   EXPECT_EQ(e.default_budget, 30u);
@@ -46,6 +47,7 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_DOUBLE_EQ(o.xi, 0.0);
   EXPECT_FALSE(o.input_warping);
   EXPECT_TRUE(o.linear_trend);
+  EXPECT_EQ(o.gp.kernel, GpKernel::ard_additive);
   EXPECT_EQ(o.stop.budget, 25u);
   EXPECT_NO_THROW(o.validate());
 }
@@ -60,6 +62,8 @@ TEST(EngineConf, BadValuesFailClosed) {
   EXPECT_EQ(conf_error("InputWarping=sometimes\n"),
             "autotune.conf:1: InputWarping: 'sometimes' is not a boolean; allowed: yes, no, true, "
             "false, 1, 0, on, off");
+  EXPECT_EQ(conf_error("Kernel=sum\n"),
+            "autotune.conf:1: Kernel: 'sum' is not a kernel; allowed: ard, additive, ard+additive");
   EXPECT_EQ(conf_error("BatchMode=greedy\n"),
             "autotune.conf:1: BatchMode: unknown batch mode 'greedy'; allowed: believer, liar");
   EXPECT_EQ(conf_error("DefaultSpace=nodes=0\n"),

@@ -121,6 +121,25 @@ TEST(Propose, InputWarpingAndLinearTrendAreOptionsOfBothModels) {
   }
 }
 
+// The kernel is an option of both models: the fitted hyperparameters have the additive terms it
+// asks for, one weight per feature, and the search stays deterministic.
+TEST(Propose, KernelIsAnOptionOfBothModels) {
+  const Grid g(8);
+  EngineOptions o;
+  o.stop.budget = 0;
+  const auto fails = [](size_t i) { return i % 5 == 0; };
+  for (GpKernel k : {GpKernel::ard, GpKernel::additive, GpKernel::ard_additive}) {
+    o.gp.kernel = k;
+    const auto a = run(g, o, 8, fails), b = run(g, o, 8, fails);
+    EXPECT_EQ(indices(a), indices(b)) << kernel_name(k);
+    const Proposal p = propose(g.cs, a, {}, 1, o);
+    ASSERT_TRUE(p.modelled);
+    EXPECT_EQ(p.indices.size(), 1u);
+    EXPECT_EQ(p.hyper.kernel(), k);
+    EXPECT_EQ(p.hyper.log_additive_weight.size(), k == GpKernel::ard ? 0 : g.cs.feature_groups());
+  }
+}
+
 TEST(Propose, PendingAwareBatchesAreDistinct) {
   const Grid g(10);
   EngineOptions o;

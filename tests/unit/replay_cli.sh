@@ -72,6 +72,8 @@ expect_fail "exploration share above 1" "^autotune replay: --explore-share: '1.5
   $r --table "$good" --explore thompson --explore-share 1.5
 expect_fail "unknown strategy" "^autotune replay: --strategy: unknown strategy 'anneal'; allowed: bo, random, exhaustive$" \
   $r --table "$good" --strategy bo,anneal
+expect_fail "unknown kernel" "^autotune replay: --kernel: 'sum' is not a kernel; allowed: ard, additive, ard\+additive$" \
+  $r --table "$good" --kernel sum
 expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \
   $r --table "$tmp/missing.csv"
 expect_fail "no --table" "^autotune replay: --table FILE is required \(see --help\)$" replay --gamma 1
@@ -91,6 +93,14 @@ if "$at" $r --table "$good" --gamma 1 --seeds 3 --budget 6 >"$tmp/out" 2>"$tmp/e
 else
   echo "FAIL: a good table:"; cat "$tmp/out" "$tmp/err"; fail=1
 fi
+for k in additive ard+additive; do
+  if "$at" $r --table "$good" --gamma 1 --seeds 2 --budget 6 --kernel "$k" >"$tmp/out" 2>"$tmp/err" &&
+     grep -q '^all (4 runs) ' "$tmp/out" && [ ! -s "$tmp/err" ]; then
+    echo "ok: --kernel $k"
+  else
+    echo "FAIL: --kernel $k:"; cat "$tmp/out" "$tmp/err"; fail=1
+  fi
+done
 if "$at" $r --table "$good" --seeds 2 --budget 4 --json >"$tmp/out" 2>&1 &&
    grep -q '"to10_median"' "$tmp/out" && grep -q '"overall"' "$tmp/out"; then
   echo "ok: --json"

@@ -4,12 +4,14 @@
 //   InitialTrials=3  DefaultBudget=20  MaxBudget=100  DefaultGamma=0.5  Seed=1
 //   StopImprovement=0  RoundTrials=3  StopEIFraction=0  MinTrials=6
 //   ExplorationMargin=0.01  BatchMode=believer  InputWarping=yes  LinearTrend=no
+//   Kernel=ard
 //   DefaultSpace=SPEC  SpaceLimits=SPEC   (space.hpp syntax)
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "autotune/gp_options.hpp"
 #include "autotune/space.hpp"
 #include "autotune/stopping.hpp"
 #include "autotune/strategy.hpp"
@@ -31,6 +33,7 @@ struct EngineConf {
   double exploration_margin = 0.01;
   bool input_warping = true;
   bool linear_trend = false;
+  GpKernel kernel = GpKernel::ard;  // Kernel (gp_options.hpp)
   BatchMode batch = BatchMode::kriging_believer;
   SpaceSpec default_space;  // empty: the built-in defaults of space.hpp
   SpaceSpec space_limits;   // empty: no limits

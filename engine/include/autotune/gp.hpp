@@ -13,7 +13,7 @@
 // mean = k*^T alpha, v = L \ k*, var = k(x*, x*) - v^T v,
 // log p(y|X) = -y^T alpha / 2 - sum_i log L_ii - n/2 log 2 pi.
 // Hyperparameters theta = (log l_1..l_G, log sigma_f^2, log sigma_n^2, then log a and log b of
-// each warped column, then log s_lin) maximize the log marginal likelihood plus log-priors (a
+// each warped column, then log s_lin, then the additive terms' log w_g and log l'_g) maximize the log marginal likelihood plus log-priors (a
 // MAP estimate; the gradient is GPML eq. 5.9), by projected L-BFGS
 // within bounds, from several starts drawn from the prior with an injected seed: every start gets
 // a few probing iterations, the best continues for a bounded number of iterations (a proposal
@@ -35,6 +35,18 @@
 // Bayesian linear trend (slopes ~ N(0, s_lin)) under the Matern term (GPML section 2.7), whose
 // variance s_lin is fitted like the other hyperparameters; the prior variance of a point is then
 // sigma_f^2 + s_lin |x - 1/2|^2.  Its gradient: dK/dlog s_lin = s_lin (X - 1/2)(X - 1/2)^T.
+//
+// Additive terms (optional, GpKernel; Duvenaud, Nickisch & Rasmussen, "Additive Gaussian
+// processes", NIPS 2011, first order; Kandasamy, Schneider & Poczos, "High dimensional Bayesian
+// optimisation and bandits via additive models", ICML 2015): k(x, x') += sigma_f^2 sum_g w_g
+// M(r_g), M the Matern-5/2 correlation above and r_g = |x_g - x'_g| / l'_g over the columns of
+// group g alone (a categorical feature's one-hot columns are one term), on the warped inputs.
+// Each term has its own length scale l'_g and weight w_g (hyperparameters, LogNormal(-log G, 1)
+// priors on w: their sum has the signal variance's median); a score that is close to a sum of
+// per-feature effects is then learnt from fewer points than one joint ARD term needs, and the
+// weights show which features matter.  Kernel `additive` has these terms alone (l'_g are then
+// log_lengthscale), `ard+additive` both (an ARD term for the interactions).  Gradients:
+// dk/dlog w_g = sigma_f^2 w_g M(r_g), dk/dlog l'_g as for l_g with r_g.
 //
 // Shapes: X is (n x D), y (n), groups (D) with values in [0, G); query points (m x D).  Inputs are
 // always given unwarped; the model warps them.
@@ -70,7 +82,8 @@ class GaussianProcess {
   // log p(y | X, theta) for the conditioned data (without priors).
   double log_marginal_likelihood() const { return lml_; }
   // The log marginal likelihood and its gradient with respect to theta (G + 2 + 2 x the warped
-  // columns), without priors.
+  // columns, + 1 with a linear term, + G or 2G with additive terms: the order above), without
+  // priors.
   // Returns -infinity when the matrix is not positive definite.
   static double log_marginal_likelihood(const Eigen::MatrixXd &X, const Eigen::VectorXd &y,
                                         const std::vector<int> &groups, const GpHyper &h,
@@ -89,7 +102,8 @@ class GaussianProcess {
                          const Eigen::MatrixXd &Bw) const;
   // The inputs as the Matern term sees them (warped; a copy when nothing is warped).
   Eigen::MatrixXd warp(const Eigen::MatrixXd &X) const;
-  // k(x, x) for each row x of A (m): sigma_f^2, plus s_lin |x - 1/2|^2 with a linear term.
+  // k(x, x) for each row x of A (m): sigma_f^2 (times 1 for an ARD term + sum_g w_g), plus
+  // s_lin |x - 1/2|^2 with a linear term.
   Eigen::VectorXd prior_variance(const Eigen::MatrixXd &A) const;
 
   const GpHyper &hyper() const { return hyper_; }

@@ -6,9 +6,24 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace autotune {
+
+// The covariance of the score model (gp.hpp):
+//  ard           one Matern-5/2 term over every feature, a length scale per feature (ARD);
+//  additive      a sum of one-feature Matern-5/2 terms, each with its own length scale and weight
+//                (first-order additive: Duvenaud, Nickisch & Rasmussen, NIPS 2011; Kandasamy,
+//                Schneider & Poczos, ICML 2015): a score that is close to a sum of per-feature
+//                effects (a product of factors, on the log scale) is learnt from fewer trials, and
+//                the weights say which features matter;
+//  ard_additive  the sum of both (interactions through the ARD term).
+enum class GpKernel { ard, additive, ard_additive };
+// (In engine_conf.cc: the library without the model parses autotune.conf.)
+const char *kernel_name(GpKernel k);  // "ard", "additive", "ard+additive"
+// Throws Error(invalid_argument) naming `field` and the allowed values.
+GpKernel parse_kernel(std::string_view field, std::string_view value);
 
 struct GpHyper {
   Eigen::VectorXd log_lengthscale;  // (G)
@@ -20,6 +35,16 @@ struct GpHyper {
   // log s_lin of the linear term, or -infinity: none.
   double log_linear_var = -std::numeric_limits<double>::infinity();
   bool linear() const { return log_linear_var > -std::numeric_limits<double>::infinity(); }
+  // The kernel (GpKernel): the ARD term sigma_f^2 M(r) is present unless ard is false; additive
+  // terms sigma_f^2 w_g M(r_g), one per feature group, when log_additive_weight (G: log w_g) is
+  // not empty.  Their length scales are log_additive_lengthscale (G) with the ARD term, else
+  // log_lengthscale (and log_additive_lengthscale is empty).
+  bool ard = true;
+  Eigen::VectorXd log_additive_weight, log_additive_lengthscale;
+  bool additive() const { return log_additive_weight.size() > 0; }
+  GpKernel kernel() const {
+    return !additive() ? GpKernel::ard : ard ? GpKernel::ard_additive : GpKernel::additive;
+  }
 };
 
 // A prior on one positive hyperparameter h, and its bounds.  Log-normal: log h ~ N(mu, sd^2).
@@ -69,6 +94,13 @@ struct GpFitOptions {
   // then has the median 1 of the signal variance's prior.
   bool linear = false;
   LogNormalPrior linear_var{std::numeric_limits<double>::quiet_NaN(), 1.0, 1e-4, 1e3};
+  // The kernel, and the priors of the additive terms: each term is a function of one feature, so
+  // its length scale gets the dimension-scaled prior above for one feature (median e^sqrt(2) =
+  // 4.1 when mu is NaN); the weights w_g LogNormal(-log G, 1) for G groups when mu is NaN (their
+  // sum has the median 1 of the signal variance's prior: the additive terms share the variance
+  // with the ARD term, if any, as equals).
+  GpKernel kernel = GpKernel::ard;
+  LogNormalPrior additive_weight{std::numeric_limits<double>::quiet_NaN(), 1.0, 1e-4, 20.0};
 };
 
 }  // namespace autotune
