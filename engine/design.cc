@@ -44,17 +44,28 @@ const char *explore_name(Explore e) {
     case Explore::local: return "local";
     case Explore::thompson: return "thompson";
     case Explore::hedge: return "hedge";
+    case Explore::automatic: return "auto";
   }
   return "?";
 }
 
 Explore parse_explore(std::string_view field, std::string_view value) {
   for (Explore e : {Explore::none, Explore::spacefill, Explore::random, Explore::local,
-                    Explore::thompson, Explore::hedge})
+                    Explore::thompson, Explore::hedge, Explore::automatic})
     if (value == explore_name(e)) return e;
   throw_invalid(
       std::string(field) + ": '" + std::string(value) +
-      "' is not an exploration; allowed: none, spacefill, random, local, thompson, hedge");
+      "' is not an exploration; allowed: auto, none, spacefill, random, local, thompson, hedge");
+}
+
+Explore EngineOptions::effective_explore(double *share) const {
+  if (explore != Explore::automatic) {
+    *share = explore_share;
+    return explore;
+  }
+  const bool ts = gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh;
+  *share = ts ? 1.0 : 0.0;
+  return ts ? Explore::thompson : Explore::none;
 }
 
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
@@ -78,6 +89,8 @@ void EngineOptions::validate() const {
   if (!(explore_share >= 0 && explore_share <= 1))
     throw_invalid("the exploration share '" + format_double(explore_share) +
                   "' must be from 0 to 1");
+  if (!(gamma >= 0 && gamma <= 1))
+    throw_invalid("the objective's gamma '" + format_double(gamma) + "' must be from 0 to 1");
   if (!(explore_collapse >= 0 && explore_collapse <= 1))
     throw_invalid("the exploration collapse fraction '" + format_double(explore_collapse) +
                   "' must be from 0 to 1");

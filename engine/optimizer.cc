@@ -319,10 +319,12 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   }
   // Exploration (EngineOptions::explore): the trials scheduled by the share, and the first pick
   // of a proposal whose EI collapsed.
+  double explore_share = 0;
+  const Explore explore = o.effective_explore(&explore_share);
   auto scheduled = [&](std::size_t t) {
-    if (o.explore_share <= 0 || t < o.initial_trials) return false;
+    if (explore_share <= 0 || t < o.initial_trials) return false;
     const double a = static_cast<double>(t - o.initial_trials);
-    return std::floor((a + 1) * o.explore_share) > std::floor(a * o.explore_share);
+    return std::floor((a + 1) * explore_share) > std::floor(a * explore_share);
   };
   // Thompson sampling (Explore::thompson, and hedge's third arm): one joint draw of the log
   // score -- the target's posterior (fantasies included) and, with a warm start, each weighted
@@ -455,12 +457,12 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   };
   std::vector<double> dmin;
   auto explore_pick = [&](std::size_t t) {
-    if (o.explore == Explore::thompson) return thompson_pick(t);
-    if (o.explore == Explore::hedge) {
+    if (explore == Explore::thompson) return thompson_pick(t);
+    if (explore == Explore::hedge) {
       const int arm = hedge_arm(t);
       return arm == 0 ? n : arm == 1 ? lcb_pick() : thompson_pick(t);
     }
-    if (o.explore == Explore::spacefill) {
+    if (explore == Explore::spacefill) {
       dmin.assign(n, std::numeric_limits<double>::infinity());
       for (std::size_t j = 0; j < n; ++j) {
         if (taken[j] == 0) continue;
@@ -476,7 +478,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     for (std::size_t i = 0; i < n; ++i)
       if (taken[i] == 0) untried.push_back(i);
     if (untried.empty()) return n;
-    if (o.explore == Explore::local) {
+    if (explore == Explore::local) {
       // A trust region: the untried candidates nearest the incumbent (a twentieth of the
       // candidates, at least 5), the one of highest EI among them (the lowest predicted score
       // when their EI is nil).
@@ -512,7 +514,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   while (p.indices.size() < slots) {
     const std::size_t t = done.size() + pending.size() + p.indices.size();
     std::size_t pick = n;
-    if (o.explore != Explore::none && (scheduled(t) || (collapsed && p.indices.empty()))) {
+    if (explore != Explore::none && (scheduled(t) || (collapsed && p.indices.empty()))) {
       pick = explore_pick(t);
       if (pick != n) ++p.explored;
     }

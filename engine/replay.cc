@@ -215,9 +215,11 @@ double ReplayRun::regret_after(std::size_t trials) const {
   return best_ratio[i] - 1.0;
 }
 
-ReplayRun replay_once(const ReplayProblem &pr, double gamma, const EngineOptions &o,
+ReplayRun replay_once(const ReplayProblem &pr, double gamma, const EngineOptions &options,
                       std::size_t batch) {
   if (!(gamma >= 0 && gamma <= 1)) throw_invalid("gamma must be from 0 to 1");
+  EngineOptions o = options;
+  o.gamma = gamma;  // the objective the search is scored on (Explore::automatic reads it)
   ReplayRun run;
   run.seed = o.seed;
   std::vector<Observation> done;

@@ -434,6 +434,7 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
   opts.batch = x.batch;
   opts.stop = p.stop;
   opts.stop.budget = epoch_budget;
+  opts.gamma = c.settings.gamma;
   const CandidateSet set = CandidateSet::from_candidates(p.candidates, p.inventory);
   std::vector<const HistoryClass *> informed;
   if (history && warm && !history->empty() && epoch_start == 0) {

@@ -391,13 +391,14 @@ TEST(Explore, ScheduledShareOfProposalsExplores) {
   EXPECT_EQ(parse_explore("--explore", "random"), Explore::random);
   EXPECT_EQ(parse_explore("--explore", "thompson"), Explore::thompson);
   EXPECT_EQ(parse_explore("--explore", "hedge"), Explore::hedge);
+  EXPECT_EQ(parse_explore("--explore", "auto"), Explore::automatic);
   try {
     parse_explore("--explore", "thomson");
     ADD_FAILURE() << "no error";
   } catch (const Error &e) {
     EXPECT_STREQ(e.what(),
-                 "--explore: 'thomson' is not an exploration; allowed: none, spacefill, random, "
-                 "local, thompson, hedge");
+                 "--explore: 'thomson' is not an exploration; allowed: auto, none, spacefill, "
+                 "random, local, thompson, hedge");
   }
 }
 
@@ -446,6 +447,60 @@ TEST(Explore, ThompsonIsReproduciblePerSeed) {
   size_t differ = 0;
   for (std::uint64_t seed = 5; seed < 9; ++seed) differ += run(seed) != a;
   EXPECT_EQ(differ, 4u);
+}
+
+// The default exploration follows the objective: Thompson sampling on every proposal at gamma
+// 0.25-0.5, EI alone at 0, 0.75 and 1 -- the same proposals as the explicit settings.
+TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
+  const Grid g(10);
+  EXPECT_EQ(EngineOptions{}.explore, Explore::automatic);
+  for (double gamma : {0.0, 0.2, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0}) {
+    EngineOptions o;
+    o.gamma = gamma;
+    o.explore_share = 0.5;  // not read by the automatic choice
+    double share = -1;
+    const Explore e = o.effective_explore(&share);
+    const bool ts = gamma >= 0.25 && gamma <= 0.5;
+    EXPECT_EQ(e, ts ? Explore::thompson : Explore::none) << "gamma " << gamma;
+    EXPECT_EQ(share, ts ? 1.0 : 0.0) << "gamma " << gamma;
+  }
+  EngineOptions o;
+  o.explore = Explore::hedge;
+  o.explore_share = 0.5;
+  o.gamma = 0.5;
+  double share = -1;
+  EXPECT_EQ(o.effective_explore(&share), Explore::hedge);  // an explicit mode is kept
+  EXPECT_EQ(share, 0.5);
+  // Searches of 12 trials: automatic at gamma 0.5 is thompson with share 1, at gamma 1 none.
+  auto search = [&](Explore mode, double gamma, double share_set) {
+    EngineOptions e;
+    e.seed = 5;
+    e.explore = mode;
+    e.explore_share = share_set;
+    e.gamma = gamma;
+    e.stop.budget = 0;
+    std::vector<Observation> done;
+    std::vector<size_t> order;
+    size_t explored = 0;
+    for (size_t t = 0; t < 12; ++t) {
+      const Proposal p = propose(g.cs, done, {}, 1, e);
+      EXPECT_EQ(p.indices.size(), 1u);
+      explored += p.explored;
+      order.push_back(p.indices[0]);
+      done.push_back(Observation::ok(p.indices[0], g.score(p.indices[0], 3, 7)));
+    }
+    order.push_back(explored);
+    return order;
+  };
+  const auto auto_half = search(Explore::automatic, 0.5, 0.25);
+  EXPECT_EQ(auto_half, search(Explore::thompson, 0.5, 1));
+  EXPECT_EQ(auto_half.back(), 9u);  // every trial after the initial design of 3
+  const auto auto_one = search(Explore::automatic, 1, 0.25);
+  EXPECT_EQ(auto_one, search(Explore::none, 1, 0.25));
+  EXPECT_EQ(auto_one.back(), 0u);
+  EXPECT_NE(auto_half, auto_one);
+  o.gamma = 1.5;
+  EXPECT_THROW(propose(g.cs, {}, {}, 1, o), Error);
 }
 
 TEST(Explore, ThompsonSpreadsProposalsUnderAFlatPosterior) {

@@ -66,7 +66,7 @@ expect_fail "gamma below 0" "^autotune replay: --gamma: '-0.1' is out of range" 
   $r --table "$good" --gamma=-0.1
 expect_fail "gamma not a number" "^autotune replay: --gamma: 'cheap' is not a number" \
   $r --table "$good" --gamma cheap
-expect_fail "unknown exploration" "^autotune replay: --explore: 'thomson' is not an exploration; allowed: none, spacefill, random, local, thompson, hedge$" \
+expect_fail "unknown exploration" "^autotune replay: --explore: 'thomson' is not an exploration; allowed: auto, none, spacefill, random, local, thompson, hedge$" \
   $r --table "$good" --explore thomson
 expect_fail "exploration share above 1" "^autotune replay: --explore-share: '1.5' is out of range" \
   $r --table "$good" --explore thompson --explore-share 1.5
@@ -117,6 +117,20 @@ for mode in thompson hedge; do
     echo "ok: --explore $mode replays the same twice"
   else
     echo "FAIL: --explore $mode:"; cat "$tmp/out1" "$tmp/out2"; fail=1
+  fi
+done
+# The default exploration (auto) follows --gamma: Thompson sampling on every proposal at 0.5,
+# expected improvement alone at 1.
+for pair in "0.5|--explore thompson --explore-share 1" "1|--explore none"; do
+  g=${pair%%|*} explicit=${pair#*|}
+  # shellcheck disable=SC2086
+  if "$at" $r --table "$good" --seeds 3 --budget 8 --gamma "$g" --json >"$tmp/out1" 2>&1 &&
+     "$at" $r --table "$good" --seeds 3 --budget 8 --gamma "$g" $explicit --json >"$tmp/out2" 2>&1 &&
+     grep -q '"to10_median"' "$tmp/out1" &&
+     [ "$(grep -v step_ms "$tmp/out1")" = "$(grep -v step_ms "$tmp/out2")" ]; then
+    echo "ok: the default exploration at --gamma $g is $explicit"
+  else
+    echo "FAIL: the default exploration at --gamma $g is not $explicit:"; cat "$tmp/out1" "$tmp/out2"; fail=1
   fi
 done
 for args in "--help" "replay --help" "help replay"; do

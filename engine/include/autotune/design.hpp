@@ -40,9 +40,15 @@ struct WarmStart;  // history.hpp
 //             whose joint draw of the feasibility model's c(x) is > 0 (optimizer.hpp, step 8);
 //  hedge      a portfolio (GP-Hedge, Hoffman, Brochu & de Freitas, UAI 2011) of EI, a lower
 //             confidence bound and Thompson sampling, the arm drawn by EXP3's weights (Auer et
-//             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8).
-enum class Explore { none, spacefill, random, local, thompson, hedge };
-// "none", "spacefill", "random", "local", "thompson", "hedge"
+//             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8);
+//  automatic  by the objective (EngineOptions::gamma): thompson on every proposal when
+//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, else none (bench/README.md,
+//             "An exploration chosen by the objective").
+enum class Explore { none, spacefill, random, local, thompson, hedge, automatic };
+// The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
+// generated problems at gamma 0, 0.25, 0.5, 0.75 and 1, where scout-dev.csv did not contradict.
+constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
+// "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // Throws Error(invalid_argument) naming `field` and the allowed values.
 Explore parse_explore(std::string_view field, std::string_view value);
@@ -68,12 +74,20 @@ struct EngineOptions {
   // Exploration: the share of the proposals after the initial design made by `explore` instead
   // of EI (spacefill: the untried candidate farthest from every taken one; random; local: the
   // highest EI among the untried candidates nearest the incumbent, a twentieth of them, >= 5;
-  // thompson; hedge) (the trials t = initial, ... for which floor((t - initial + 1) share)
-  // grows; share 1: every one), and the EI collapse rule: a proposal whose largest EI is below
-  // explore_collapse x the best score explores too (0: never).
-  Explore explore = Explore::none;  // chosen by bench/engine-cv (bench/README.md)
+  // thompson; hedge; automatic: by gamma, below) (the trials t = initial, ... for which
+  // floor((t - initial + 1) share) grows; share 1: every one; automatic sets its own), and the EI
+  // collapse rule: a proposal whose largest EI is below explore_collapse x the best score
+  // explores too (0: never).
+  Explore explore = Explore::automatic;  // chosen by bench/engine-cv (bench/README.md)
   double explore_share = 0.25;
   double explore_collapse = 0.0;
+  // The objective's weight of cost (objective.hpp: score = (1 - gamma) time + gamma cost, each
+  // relative to a reference); only Explore::automatic reads it.  Callers pass the class's or
+  // the replay's gamma; 1 (the default) keeps EI alone.
+  double gamma = 1;
+  // The exploration that runs: Explore::automatic resolved by gamma (with its share), else
+  // explore and explore_share as set.
+  Explore effective_explore(double *share) const;
   // Warm start (history.hpp): base models prepared from other problems, or null.
   std::shared_ptr<const WarmStart> history;
   // RGPE's weights: a draw in which the target's own model orders the trials as well as the
