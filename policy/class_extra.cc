@@ -151,10 +151,14 @@ ClassExtra class_extra(const ClassRecord &c) {
     x.history_shared = j.value("history_shared", false);
     if (j.contains("history")) x.history = j.at("history").get<std::vector<HistoryUse>>();
     if (j.contains("own_weight")) x.own_weight = j.at("own_weight").get<double>();
+    // The score model's keys (a class created before they were reads autotune.conf's defaults).
+    x.input_warping = j.value("input_warping", engine_defaults().input_warping);
+    x.linear_trend = j.value("linear_trend", engine_defaults().linear_trend);
+    if (j.contains("kernel")) x.kernel = parse_kernel("kernel", j.at("kernel").get<std::string>());
     return x;
   } catch (const json::exception &e) {
     throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
-  } catch (const Error &e) {  // not an object, an unknown batch mode
+  } catch (const Error &e) {  // not an object, an unknown batch mode or kernel
     throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
   }
 }
@@ -164,6 +168,9 @@ std::string format_class_extra(const ClassExtra &x) {
   if (x.history_shared) j["history_shared"] = true;
   if (!x.history.empty()) j["history"] = x.history;
   if (x.own_weight) j["own_weight"] = *x.own_weight;
+  j["input_warping"] = x.input_warping;
+  j["linear_trend"] = x.linear_trend;
+  j["kernel"] = kernel_name(x.kernel);
   return without_nulls(std::move(j)).dump();
 }
 

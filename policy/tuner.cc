@@ -85,6 +85,9 @@ std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory,
   x.initial_trials = e.initial_trials;
   x.xi = e.exploration_margin;
   x.batch = e.batch;
+  x.input_warping = e.input_warping;
+  x.linear_trend = e.linear_trend;
+  x.kernel = e.kernel;
   x.stop.budget = st.budget;
   x.stop.min_improvement = st.min_improvement;
   x.stop.round_trials = st.round_trials;
@@ -432,6 +435,9 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
   opts.initial_trials = x.initial_trials;
   opts.xi = x.xi;
   opts.batch = x.batch;
+  opts.input_warping = x.input_warping;
+  opts.linear_trend = x.linear_trend;
+  opts.gp.kernel = x.kernel;
   opts.stop = p.stop;
   opts.stop.budget = epoch_budget;
   opts.gamma = c.settings.gamma;
@@ -653,6 +659,9 @@ ModelView predict_neighbours(const ClassRecord &c, const std::vector<TrialRecord
   opts.seed = p.settings.seed;
   opts.initial_trials = p.settings.initial_trials;
   opts.xi = p.settings.xi;
+  opts.input_warping = p.settings.input_warping;
+  opts.linear_trend = p.settings.linear_trend;
+  opts.gp.kernel = p.settings.kernel;
   opts.stop.budget = 0;  // no stopping: we want the model
   opts.stop.min_improvement = 0;
   opts.stop.ei_fraction = 0;

@@ -56,9 +56,9 @@ TEST(ClassExtra, MakeClassExtraWritesTheStoredForm) {
       R"("max_mem_mb":0,"max_mem_per_node_mb":0,"max_nodes":0,"min_cpus":0,"min_mem_mb":0,"min_nodes":1,)"
       R"("text":"QOS x: MaxTRESPerJob=cpu=6"},"batch":"believer","billing_weights":"","change_margin":0.05,)"
       R"("drift_confirm":2,"drift_threshold":0.25,"epoch_budget":5,"epoch_start":0,"initial_trials":3,)"
-      R"("inventory":[{"billing_weight":1.5,"count":4,"cpus":8,"features":["a","b"],"gpus":2,"mem_mb":16000,)"
+      R"("input_warping":true,"inventory":[{"billing_weight":1.5,"count":4,"cpus":8,"features":["a","b"],"gpus":2,"mem_mb":16000,)"
       R"("name":"n1"},{"billing_weight":1.0,"count":2,"cpus":4,"features":[],"gpus":0,"mem_mb":8000,)"
-      R"("name":"n2"}],"queue_depth":4,"retune_budget":6,"seed":3,)"
+      R"("name":"n2"}],"kernel":"ard","linear_trend":false,"queue_depth":4,"retune_budget":6,"seed":3,)"
       R"("space":"nodes=1|2,workers=1|2|3|4,ps=0|1,cpus-per-worker=1|2","stop":{"budget":5,)"
       R"("ei_fraction":0.0,"min_improvement":0.0,"min_trials":6,"round_trials":3},"xi":0.01})");
 
@@ -93,6 +93,9 @@ TEST(ClassExtra, ReadsBackWhatWasWritten) {
   conf.tuner.drift_threshold = 0.3;
   conf.tuner.drift_confirm = 3;
   conf.tuner.retune_budget = 2;
+  conf.engine.input_warping = false;
+  conf.engine.linear_trend = true;
+  conf.engine.kernel = GpKernel::ard_additive;
   PartitionLimits l;
   l.min_nodes = 1;
   l.accounting.max_gpus = 2;
@@ -121,6 +124,10 @@ TEST(ClassExtra, ReadsBackWhatWasWritten) {
   EXPECT_DOUBLE_EQ(x.drift_threshold, 0.3);
   EXPECT_EQ(x.drift_confirm, 3);
   EXPECT_EQ(x.retune_budget, 2);
+  EXPECT_FALSE(x.input_warping);
+  EXPECT_TRUE(x.linear_trend);
+  EXPECT_EQ(x.kernel, GpKernel::ard_additive);
+  EXPECT_NE(text.find(R"("kernel":"ard+additive")"), std::string::npos) << text;
   EXPECT_EQ(x.epoch_start, 0);
   EXPECT_EQ(x.epoch_budget, 30u);
   EXPECT_FALSE(x.incumbent);
@@ -154,6 +161,9 @@ TEST(ClassExtra, AMissingKeyTakesTheDefaultItAlwaysHad) {
   EXPECT_DOUBLE_EQ(x.drift_threshold, 0.25);
   EXPECT_EQ(x.drift_confirm, 2);
   EXPECT_EQ(x.retune_budget, 6);
+  EXPECT_TRUE(x.input_warping);
+  EXPECT_FALSE(x.linear_trend);
+  EXPECT_EQ(x.kernel, GpKernel::ard);
   EXPECT_EQ(x.epoch_start, 0);
   EXPECT_FALSE(x.epoch_budget);
   EXPECT_FALSE(x.incumbent);
@@ -175,6 +185,9 @@ TEST(ClassExtra, AMissingKeyTakesTheDefaultItAlwaysHad) {
   EXPECT_EQ(x.drift_threshold, t.drift_threshold);
   EXPECT_EQ(x.drift_confirm, t.drift_confirm);
   EXPECT_EQ(x.retune_budget, t.retune_budget);
+  EXPECT_EQ(x.input_warping, e.input_warping);
+  EXPECT_EQ(x.linear_trend, e.linear_trend);
+  EXPECT_EQ(x.kernel, e.kernel);
   // A node type's missing keys.
   const ClassExtra bare = class_extra(with_extra(R"({"inventory":[{}]})"));
   ASSERT_EQ(bare.inventory.types.size(), 1u);
@@ -222,7 +235,8 @@ TEST(ClassExtra, UnknownKeysAreIgnored) {
 
 TEST(ClassExtra, DamagedSettingsAreCorrupt) {
   for (const char *text : {"{", "[1]", "3", R"({"batch":"nope"})", R"({"seed":"one"})",
-                           R"({"inventory":{"a":1}})", R"({"stop":[]})"}) {
+                           R"({"inventory":{"a":1}})", R"({"stop":[]})", R"({"kernel":"sum"})",
+                           R"({"kernel":1})", R"({"linear_trend":"yes"})"}) {
     try {
       class_extra(with_extra(text));
       ADD_FAILURE() << text << ": expected an error";

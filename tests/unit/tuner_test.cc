@@ -222,6 +222,41 @@ TEST_F(TunerTest, FailedTrialsAreNeverProposedAgain) {
   for (const auto &r : d.queue) EXPECT_NE(r.config, cfg(1, 1));
 }
 
+namespace {
+EngineOptions seen_options;  // what the engine was last called with
+Proposal recording_propose(const CandidateSet &cs, const std::vector<Observation> &done,
+                           const std::vector<std::size_t> &pending, std::size_t k, const EngineOptions &o) {
+  seen_options = o;
+  return propose(cs, done, pending, k, o);
+}
+}  // namespace
+
+// The model autotune.conf chose when the class was created (InputWarping, LinearTrend, Kernel)
+// and the class's objective (its gamma, which chooses the exploration) reach the engine.
+TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
+  const Conf conf = conf_of("InputWarping=no\nLinearTrend=yes\nKernel=additive\n");
+  ClassRecord c = make_class(conf, 6);
+  c.settings.gamma = 0.5;
+  add(cfg(1, 1), 100);
+  add(cfg(1, 2), 150);
+  add(cfg(2, 1), 120);
+  decide(c, trials_, conf_of(""), recording_propose);  // the class keeps what it was created with
+  EXPECT_FALSE(seen_options.input_warping);
+  EXPECT_TRUE(seen_options.linear_trend);
+  EXPECT_EQ(seen_options.gp.kernel, GpKernel::additive);
+  EXPECT_DOUBLE_EQ(seen_options.gamma, 0.5);
+  double share = 0;
+  EXPECT_EQ(seen_options.effective_explore(&share), Explore::thompson);
+  // Under the defaults, at gamma 0 (time only): ard with warping, and EI alone.
+  ClassRecord d = make_class(conf_of(""), 6);
+  decide(d, trials_, conf_of(""), recording_propose);
+  EXPECT_TRUE(seen_options.input_warping);
+  EXPECT_FALSE(seen_options.linear_trend);
+  EXPECT_EQ(seen_options.gp.kernel, GpKernel::ard);
+  EXPECT_DOUBLE_EQ(seen_options.gamma, 0);
+  EXPECT_EQ(seen_options.effective_explore(&share), Explore::none);
+}
+
 // A pending trial whose job ended before it started (or is gone from slurmctld) is abandoned; one
 // whose job still waits, one that started (it has a job id) and a fresh one are kept.
 TEST(AbandonedTrials, OnlyTrialsWhoseJobWillNeverRun) {

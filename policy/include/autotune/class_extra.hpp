@@ -59,6 +59,11 @@ struct ClassExtra {
   std::size_t initial_trials = engine_defaults().initial_trials;
   double xi = engine_defaults().exploration_margin;
   BatchMode batch = engine_defaults().batch;  // stored as batch_mode_name(): "believer", "liar"
+  // The score model (autotune.conf InputWarping, LinearTrend and Kernel; "kernel" stored as
+  // kernel_name(): "ard", "additive", "ard+additive").
+  bool input_warping = engine_defaults().input_warping;
+  bool linear_trend = engine_defaults().linear_trend;
+  GpKernel kernel = engine_defaults().kernel;
   ClassStop stop;
   int queue_depth = tuner_defaults().queue_depth;
   double change_margin = tuner_defaults().change_margin;
