@@ -12,8 +12,7 @@
 // by ingest or replay, outside the step).  The default step (kernel ard) and the step with the
 // additive kernels (gp_options.hpp: additive, ard+additive), cold and warm, run side by side; and
 // the step with Thompson sampling and with the hedge portfolio on every proposal (--explore
-// thompson / hedge, share 1); and the default step with the history at gamma 0.5, where the
-// default exploration (auto) is Thompson sampling on every proposal.
+// thompson / hedge, share 1).
 //
 //   build/bench/propose_bench [--observations N] [--repeats R] [--space SPEC] [--history H]
 #include <time.h>
@@ -164,14 +163,11 @@ int main(int argc, char **argv) {
     e.gp.kernel = kernels[k];
     warm_kernel[k] = prepare_warm_start(cs, hist, e);
   }
-  // gamma: the objective's (EngineOptions::gamma); at 0.5 the default exploration is Thompson
-  // sampling on every proposal.
-  auto warm_with = [&](int k, double gamma = 1) {
-    return [&, k, gamma](std::uint64_t seed) {
+  auto warm_with = [&](int k) {
+    return [&, k](std::uint64_t seed) {
       EngineOptions e;
       e.stop.budget = 0;
       e.seed = seed;
-      e.gamma = gamma;
       e.gp.kernel = kernels[k];
       e.history = k == 0 ? warm : warm_kernel[k];
       const Proposal p = propose(cs, done, {}, 1, e);
@@ -259,11 +255,10 @@ int main(int argc, char **argv) {
       warm_with(2),
       proposer(Strategy::bo, 1, true, Explore::thompson),
       proposer(Strategy::bo, 1, true, Explore::hedge),
-      warm_with(0, 0.5),
   });
   const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
                &rnd = t[6], &warm_t = t[7], &prep = t[8], &add = t[9], &both = t[10],
-               &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14], &warm_ts = t[15];
+               &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -290,7 +285,6 @@ int main(int argc, char **argv) {
   row("  additive, with history", warm_add);
   row("  ard+additive, with history", warm_both);
   row("bo step, thompson (share 1)", ts);
-  row("  gamma 0.5 (auto), history", warm_ts);
   row("bo step, hedge (share 1)", hedge);
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
@@ -311,8 +305,5 @@ int main(int argc, char **argv) {
   const double tmed = quantile(ts.cpu, 0.5);
   std::printf("  thompson step / bo step: %.2f; thompson / 5 ms target: %.2f (%s)\n",
               tmed / std::max(1e-6, med), tmed / 5.0, tmed <= 5.0 ? "met" : "NOT met");
-  const double wtmed = quantile(warm_ts.cpu, 0.5);
-  std::printf("  default step at gamma 0.5 (thompson) with the history / 5 ms target: %.2f (%s)\n",
-              wtmed / 5.0, wtmed <= 5.0 ? "met" : "NOT met");
   return 0;
 }

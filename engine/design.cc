@@ -63,7 +63,8 @@ Explore EngineOptions::effective_explore(double *share) const {
     *share = explore_share;
     return explore;
   }
-  const bool ts = gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh;
+  const bool warm = history && history->size() > 0;
+  const bool ts = !warm && gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh;
   *share = ts ? 1.0 : 0.0;
   return ts ? Explore::thompson : Explore::none;
 }

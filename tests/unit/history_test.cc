@@ -450,7 +450,8 @@ TEST(Explore, ThompsonIsReproduciblePerSeed) {
 }
 
 // The default exploration follows the objective: Thompson sampling on every proposal at gamma
-// 0.25-0.5, EI alone at 0, 0.75 and 1 -- the same proposals as the explicit settings.
+// 0.25-0.5 without a warm start, EI alone at 0, 0.75 and 1 and with one -- the same proposals
+// as the explicit settings.
 TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   const Grid g(10);
   EXPECT_EQ(EngineOptions{}.explore, Explore::automatic);
@@ -471,6 +472,14 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   double share = -1;
   EXPECT_EQ(o.effective_explore(&share), Explore::hedge);  // an explicit mode is kept
   EXPECT_EQ(share, 0.5);
+  // With a warm start, EI alone at every gamma.
+  EngineOptions w;
+  w.gamma = 0.5;
+  w.history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, w);
+  EXPECT_EQ(w.effective_explore(&share), Explore::none);
+  EXPECT_EQ(share, 0.0);
+  w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none
+  EXPECT_EQ(w.effective_explore(&share), Explore::thompson);
   // Searches of 12 trials: automatic at gamma 0.5 is thompson with share 1, at gamma 1 none.
   auto search = [&](Explore mode, double gamma, double share_set) {
     EngineOptions e;

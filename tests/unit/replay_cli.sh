@@ -120,17 +120,19 @@ for mode in thompson hedge; do
   fi
 done
 # The default exploration (auto) follows --gamma: Thompson sampling on every proposal at 0.5,
-# expected improvement alone at 1.
-for pair in "0.5|--explore thompson --explore-share 1" "1|--explore none"; do
-  g=${pair%%|*} explicit=${pair#*|}
+# expected improvement alone at 1, and at 0.5 with a history.
+for case in "0.5||--explore thompson --explore-share 1" "1||--explore none" \
+            "0.5|--history-others|--explore none"; do
+  g=${case%%|*} rest=${case#*|}
+  hist=${rest%%|*} explicit=${rest#*|}
   # shellcheck disable=SC2086
-  if "$at" $r --table "$good" --seeds 3 --budget 8 --gamma "$g" --json >"$tmp/out1" 2>&1 &&
-     "$at" $r --table "$good" --seeds 3 --budget 8 --gamma "$g" $explicit --json >"$tmp/out2" 2>&1 &&
+  if "$at" $r --table "$good" --seeds 3 --budget 8 --gamma "$g" $hist --json >"$tmp/out1" 2>&1 &&
+     "$at" $r --table "$good" --seeds 3 --budget 8 --gamma "$g" $hist $explicit --json >"$tmp/out2" 2>&1 &&
      grep -q '"to10_median"' "$tmp/out1" &&
      [ "$(grep -v step_ms "$tmp/out1")" = "$(grep -v step_ms "$tmp/out2")" ]; then
-    echo "ok: the default exploration at --gamma $g is $explicit"
+    echo "ok: the default exploration at --gamma $g $hist is $explicit"
   else
-    echo "FAIL: the default exploration at --gamma $g is not $explicit:"; cat "$tmp/out1" "$tmp/out2"; fail=1
+    echo "FAIL: the default exploration at --gamma $g $hist is not $explicit:"; cat "$tmp/out1" "$tmp/out2"; fail=1
   fi
 done
 for args in "--help" "replay --help" "help replay"; do

@@ -42,8 +42,9 @@ struct WarmStart;  // history.hpp
 //             confidence bound and Thompson sampling, the arm drawn by EXP3's weights (Auer et
 //             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8);
 //  automatic  by the objective (EngineOptions::gamma): thompson on every proposal when
-//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, else none (bench/README.md,
-//             "An exploration chosen by the objective").
+//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh and the search has no warm
+//             start, else none (bench/README.md, "An exploration chosen by the objective": with
+//             a shuffled history Thompson sampling did worse than cold, EI did not).
 enum class Explore { none, spacefill, random, local, thompson, hedge, automatic };
 // The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
 // generated problems at gamma 0, 0.25, 0.5, 0.75 and 1, where scout-dev.csv did not contradict.
@@ -85,8 +86,8 @@ struct EngineOptions {
   // relative to a reference); only Explore::automatic reads it.  Callers pass the class's or
   // the replay's gamma; 1 (the default) keeps EI alone.
   double gamma = 1;
-  // The exploration that runs: Explore::automatic resolved by gamma (with its share), else
-  // explore and explore_share as set.
+  // The exploration that runs: Explore::automatic resolved by gamma and the warm start (with
+  // its share), else explore and explore_share as set.
   Explore effective_explore(double *share) const;
   // Warm start (history.hpp): base models prepared from other problems, or null.
   std::shared_ptr<const WarmStart> history;
