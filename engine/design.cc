@@ -82,6 +82,12 @@ EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
   return o;
 }
 
+bool EngineOptions::effective_linear_trend() const {
+  if (linear_trend != Trend::automatic) return linear_trend == Trend::yes;
+  const bool warm = history && history->size() > 0;
+  return !warm && gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh;
+}
+
 void EngineOptions::validate() const {
   if (initial_trials < 1) throw_invalid("initial trials must be at least 1");
   if (design_draws < 1) throw_invalid("design draws must be at least 1");

@@ -35,6 +35,25 @@ GpKernel parse_kernel(std::string_view field, std::string_view value) {
                 "' is not a kernel; allowed: ard, additive, ard+additive");
 }
 
+const char *trend_name(Trend t) {
+  switch (t) {
+    case Trend::no: return "no";
+    case Trend::yes: return "yes";
+    case Trend::automatic: return "auto";
+  }
+  return "?";
+}
+
+Trend parse_trend(std::string_view field, std::string_view value) {
+  if (value == "auto") return Trend::automatic;
+  try {
+    return parse_bool(field, value) ? Trend::yes : Trend::no;
+  } catch (const Error &) {
+    throw_invalid(std::string(field) + ": '" + std::string(value) +
+                  "' is not allowed; allowed: auto, yes, no (or true, false, 1, 0, on, off)");
+  }
+}
+
 void parse_engine_section(RawConf &raw, EngineConf &out) {
   auto int_key = [&](const char *key, long long lo, long long hi, auto *dst) {
     if (auto l = raw.take_line(key))
@@ -69,7 +88,7 @@ void parse_engine_section(RawConf &raw, EngineConf &out) {
   if (auto l = raw.take_line("InputWarping"))
     out.input_warping = parse_bool(l->where() + ": InputWarping", l->tokens[0].value);
   if (auto l = raw.take_line("LinearTrend"))
-    out.linear_trend = parse_bool(l->where() + ": LinearTrend", l->tokens[0].value);
+    out.linear_trend = parse_trend(l->where() + ": LinearTrend", l->tokens[0].value);
   if (auto l = raw.take_line("Kernel"))
     out.kernel = parse_kernel(l->where() + ": Kernel", l->tokens[0].value);
   if (auto l = raw.take_line("BatchMode"))

@@ -72,7 +72,8 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     GpFitOptions gpo = o.gp;
     gpo.seed = seed;
     if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
-    gpo.linear = o.linear_trend;
+    // The target's model with a warm start: Trend::automatic has no linear term then (design.hpp).
+    gpo.linear = o.linear_trend == Trend::yes;
     const GaussianProcess gp = GaussianProcess::fit(X, (y.array() - mean) / sd, cs.groups(), gpo);
     Eigen::VectorXd m, v;
     gp.predict(Xall, &m, &v);

@@ -95,7 +95,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   GpFitOptions gpo = o.gp;
   gpo.seed = Rng(o.seed, kStreamGp).next();
   if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
-  gpo.linear = o.linear_trend;
+  gpo.linear = o.effective_linear_trend();
   std::optional<GaussianProcess> gp;
   std::optional<CandidatePosterior> post;
   if (own) {

@@ -87,7 +87,7 @@ bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, do
   GpFitOptions gpo = eo.gp;
   gpo.seed = seed;
   if (eo.input_warping) gpo.warp_columns = cs.numeric_columns();
-  gpo.linear = eo.linear_trend;
+  gpo.linear = eo.effective_linear_trend();
   const GaussianProcess gp =
       GaussianProcess::fit(X, (y.array() - y_mean) / y_std, cs.groups(), gpo);
   if (hyper) *hyper = gp.hyper();
@@ -142,7 +142,7 @@ std::vector<double> success_probability(const CandidateSet &cs,
   GpFitOptions cpo = eo.gp;
   cpo.seed = seed;
   if (eo.input_warping) cpo.warp_columns = cs.numeric_columns();
-  cpo.linear = eo.linear_trend;
+  cpo.linear = eo.effective_linear_trend();
   cpo.starts = 1;
   cpo.first_start = start;
   cpo.max_iterations = std::min(cpo.max_iterations, 5);

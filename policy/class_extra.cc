@@ -151,10 +151,19 @@ ClassExtra class_extra(const ClassRecord &c) {
     x.history_shared = j.value("history_shared", false);
     if (j.contains("history")) x.history = j.at("history").get<std::vector<HistoryUse>>();
     if (j.contains("own_weight")) x.own_weight = j.at("own_weight").get<double>();
-    // The score model's keys (a class created before they were reads autotune.conf's defaults).
-    x.input_warping = j.value("input_warping", engine_defaults().input_warping);
-    x.linear_trend = j.value("linear_trend", engine_defaults().linear_trend);
+    // The model's keys; a class created before they were searched with input warping, no
+    // linear term, ard and EI alone (class_extra.hpp).
+    x.input_warping = j.value("input_warping", true);
+    x.linear_trend = Trend::no;
+    if (j.contains("linear_trend")) {
+      const json &t = j.at("linear_trend");
+      x.linear_trend = t.is_boolean() ? (t.get<bool>() ? Trend::yes : Trend::no)
+                                      : parse_trend("linear_trend", t.get<std::string>());
+    }
+    x.kernel = GpKernel::ard;
     if (j.contains("kernel")) x.kernel = parse_kernel("kernel", j.at("kernel").get<std::string>());
+    x.explore = Explore::none;
+    if (j.contains("explore")) x.explore = parse_explore("explore", j.at("explore").get<std::string>());
     return x;
   } catch (const json::exception &e) {
     throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
@@ -169,8 +178,9 @@ std::string format_class_extra(const ClassExtra &x) {
   if (!x.history.empty()) j["history"] = x.history;
   if (x.own_weight) j["own_weight"] = *x.own_weight;
   j["input_warping"] = x.input_warping;
-  j["linear_trend"] = x.linear_trend;
+  j["linear_trend"] = trend_name(x.linear_trend);
   j["kernel"] = kernel_name(x.kernel);
+  j["explore"] = explore_name(x.explore);
   return without_nulls(std::move(j)).dump();
 }
 

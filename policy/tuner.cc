@@ -438,6 +438,7 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
   opts.input_warping = x.input_warping;
   opts.linear_trend = x.linear_trend;
   opts.gp.kernel = x.kernel;
+  opts.explore = x.explore;
   opts.stop = p.stop;
   opts.stop.budget = epoch_budget;
   opts.gamma = c.settings.gamma;

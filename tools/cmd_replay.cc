@@ -63,7 +63,9 @@ const char kHelp[] =
     "  --batch-mode MODE      believer or liar (default believer)\n"
     "  --input-warping yes|no\n"
     "                         learn a warping of each numeric feature's scale (default yes)\n"
-    "  --linear-trend yes|no  add a linear term to the model's kernel (default no)\n"
+    "  --linear-trend auto|yes|no\n"
+    "                         add a linear term to the model's kernel (default auto: yes\n"
+    "                         when 0.5 <= gamma <= 0.75 without a history)\n"
     "  --kernel K             ard (one Matern term, a length scale per feature), additive (a\n"
     "                         sum of one-feature terms with learnt weights) or ard+additive\n"
     "                         (both) (default ard)\n"
@@ -242,6 +244,7 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("cost-column")) s.spec.cost_column = *v;
   if (auto v = args.value("ok-column")) s.spec.ok_column = *v;
   if (auto v = args.value("gamma")) s.gamma = parse_gamma("--gamma", *v);
+  s.engine.gamma = s.gamma;  // the objective (the automatic exploration and linear term read it)
   if (auto v = args.value("strategy")) {
     s.strategies.clear();
     for (const auto &name : split_list(*v))
@@ -265,7 +268,7 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("batch-mode")) s.engine.batch = parse_batch_mode("--batch-mode", *v);
   if (auto v = args.value("input-warping"))
     s.engine.input_warping = parse_bool("--input-warping", *v);
-  if (auto v = args.value("linear-trend")) s.engine.linear_trend = parse_bool("--linear-trend", *v);
+  if (auto v = args.value("linear-trend")) s.engine.linear_trend = parse_trend("--linear-trend", *v);
   if (auto v = args.value("kernel")) s.engine.gp.kernel = parse_kernel("--kernel", *v);
   if (auto v = args.value("stop-improvement"))
     s.engine.stop.min_improvement = parse_double("--stop-improvement", *v, 0, 1);

@@ -230,7 +230,7 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("input-warping"))
     s.search.engine.input_warping = parse_bool("--input-warping", *v);
   if (auto v = args.value("linear-trend"))
-    s.search.engine.linear_trend = parse_bool("--linear-trend", *v);
+    s.search.engine.linear_trend = parse_bool("--linear-trend", *v) ? Trend::yes : Trend::no;
   if (auto v = args.value("kernel")) s.search.engine.gp.kernel = parse_kernel("--kernel", *v);
   if (auto v = args.value("kappa")) s.search.kappa = parse_double("--kappa", *v, 0, 100);
   if (auto v = args.value("acquisition")) {

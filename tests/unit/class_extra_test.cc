@@ -55,10 +55,10 @@ TEST(ClassExtra, MakeClassExtraWritesTheStoredForm) {
       R"({"accounting_limits":{"max_cpus":6,"max_cpus_per_node":0,"max_gpus":0,"max_gpus_per_node":0,)"
       R"("max_mem_mb":0,"max_mem_per_node_mb":0,"max_nodes":0,"min_cpus":0,"min_mem_mb":0,"min_nodes":1,)"
       R"("text":"QOS x: MaxTRESPerJob=cpu=6"},"batch":"believer","billing_weights":"","change_margin":0.05,)"
-      R"("drift_confirm":2,"drift_threshold":0.25,"epoch_budget":5,"epoch_start":0,"initial_trials":3,)"
+      R"("drift_confirm":2,"drift_threshold":0.25,"epoch_budget":5,"epoch_start":0,"explore":"auto","initial_trials":3,)"
       R"("input_warping":true,"inventory":[{"billing_weight":1.5,"count":4,"cpus":8,"features":["a","b"],"gpus":2,"mem_mb":16000,)"
       R"("name":"n1"},{"billing_weight":1.0,"count":2,"cpus":4,"features":[],"gpus":0,"mem_mb":8000,)"
-      R"("name":"n2"}],"kernel":"ard","linear_trend":false,"queue_depth":4,"retune_budget":6,"seed":3,)"
+      R"("name":"n2"}],"kernel":"ard","linear_trend":"auto","queue_depth":4,"retune_budget":6,"seed":3,)"
       R"("space":"nodes=1|2,workers=1|2|3|4,ps=0|1,cpus-per-worker=1|2","stop":{"budget":5,)"
       R"("ei_fraction":0.0,"min_improvement":0.0,"min_trials":6,"round_trials":3},"xi":0.01})");
 
@@ -94,7 +94,7 @@ TEST(ClassExtra, ReadsBackWhatWasWritten) {
   conf.tuner.drift_confirm = 3;
   conf.tuner.retune_budget = 2;
   conf.engine.input_warping = false;
-  conf.engine.linear_trend = true;
+  conf.engine.linear_trend = Trend::yes;
   conf.engine.kernel = GpKernel::ard_additive;
   PartitionLimits l;
   l.min_nodes = 1;
@@ -125,8 +125,9 @@ TEST(ClassExtra, ReadsBackWhatWasWritten) {
   EXPECT_EQ(x.drift_confirm, 3);
   EXPECT_EQ(x.retune_budget, 2);
   EXPECT_FALSE(x.input_warping);
-  EXPECT_TRUE(x.linear_trend);
+  EXPECT_EQ(x.linear_trend, Trend::yes);
   EXPECT_EQ(x.kernel, GpKernel::ard_additive);
+  EXPECT_EQ(x.explore, Explore::automatic);
   EXPECT_NE(text.find(R"("kernel":"ard+additive")"), std::string::npos) << text;
   EXPECT_EQ(x.epoch_start, 0);
   EXPECT_EQ(x.epoch_budget, 30u);
@@ -161,9 +162,12 @@ TEST(ClassExtra, AMissingKeyTakesTheDefaultItAlwaysHad) {
   EXPECT_DOUBLE_EQ(x.drift_threshold, 0.25);
   EXPECT_EQ(x.drift_confirm, 2);
   EXPECT_EQ(x.retune_budget, 6);
+  // The model: what the tuner always used before these keys were stored (not autotune.conf's
+  // defaults, which now choose the linear term and the exploration by gamma).
   EXPECT_TRUE(x.input_warping);
-  EXPECT_FALSE(x.linear_trend);
+  EXPECT_EQ(x.linear_trend, Trend::no);
   EXPECT_EQ(x.kernel, GpKernel::ard);
+  EXPECT_EQ(x.explore, Explore::none);
   EXPECT_EQ(x.epoch_start, 0);
   EXPECT_FALSE(x.epoch_budget);
   EXPECT_FALSE(x.incumbent);
@@ -186,7 +190,6 @@ TEST(ClassExtra, AMissingKeyTakesTheDefaultItAlwaysHad) {
   EXPECT_EQ(x.drift_confirm, t.drift_confirm);
   EXPECT_EQ(x.retune_budget, t.retune_budget);
   EXPECT_EQ(x.input_warping, e.input_warping);
-  EXPECT_EQ(x.linear_trend, e.linear_trend);
   EXPECT_EQ(x.kernel, e.kernel);
   // A node type's missing keys.
   const ClassExtra bare = class_extra(with_extra(R"({"inventory":[{}]})"));
@@ -227,6 +230,14 @@ TEST(ClassExtra, TheSearchsBudget) {
   EXPECT_EQ(p.settings.batch, BatchMode::constant_liar);
 }
 
+TEST(ClassExtra, TheModelsKeysRead) {
+  EXPECT_EQ(class_extra(with_extra(R"({"linear_trend":true})")).linear_trend, Trend::yes);
+  EXPECT_EQ(class_extra(with_extra(R"({"linear_trend":"no"})")).linear_trend, Trend::no);
+  EXPECT_EQ(class_extra(with_extra(R"({"linear_trend":"auto"})")).linear_trend, Trend::automatic);
+  EXPECT_EQ(class_extra(with_extra(R"({"explore":"thompson"})")).explore, Explore::thompson);
+  EXPECT_FALSE(class_extra(with_extra(R"({"input_warping":false})")).input_warping);
+}
+
 TEST(ClassExtra, UnknownKeysAreIgnored) {
   const ClassExtra x = class_extra(with_extra(R"({"seed":5,"future_key":[1,2]})"));
   EXPECT_EQ(x.seed, 5u);
@@ -236,7 +247,8 @@ TEST(ClassExtra, UnknownKeysAreIgnored) {
 TEST(ClassExtra, DamagedSettingsAreCorrupt) {
   for (const char *text : {"{", "[1]", "3", R"({"batch":"nope"})", R"({"seed":"one"})",
                            R"({"inventory":{"a":1}})", R"({"stop":[]})", R"({"kernel":"sum"})",
-                           R"({"kernel":1})", R"({"linear_trend":"yes"})"}) {
+                           R"({"kernel":1})", R"({"linear_trend":"maybe"})",
+                           R"({"explore":"far"})"}) {
     try {
       class_extra(with_extra(text));
       ADD_FAILURE() << text << ": expected an error";

@@ -19,7 +19,7 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_DOUBLE_EQ(d.ei_fraction, 0.0);
   EXPECT_TRUE(d.default_space.empty());
   EXPECT_TRUE(d.input_warping);
-  EXPECT_FALSE(d.linear_trend);
+  EXPECT_EQ(d.linear_trend, Trend::automatic);
   EXPECT_EQ(d.kernel, GpKernel::ard);
   const Conf c = Conf::load_text(
       "InitialTrials=5\nDefaultBudget=30\nMaxBudget=40\nDefaultGamma=0.25\nSeed=7\n"
@@ -46,7 +46,8 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_EQ(o.batch, BatchMode::constant_liar);
   EXPECT_DOUBLE_EQ(o.xi, 0.0);
   EXPECT_FALSE(o.input_warping);
-  EXPECT_TRUE(o.linear_trend);
+  EXPECT_EQ(o.linear_trend, Trend::yes);
+  EXPECT_TRUE(o.effective_linear_trend());
   EXPECT_EQ(o.gp.kernel, GpKernel::ard_additive);
   EXPECT_EQ(o.stop.budget, 25u);
   EXPECT_NO_THROW(o.validate());
@@ -62,6 +63,11 @@ TEST(EngineConf, BadValuesFailClosed) {
   EXPECT_EQ(conf_error("InputWarping=sometimes\n"),
             "autotune.conf:1: InputWarping: 'sometimes' is not a boolean; allowed: yes, no, true, "
             "false, 1, 0, on, off");
+  EXPECT_EQ(conf_error("LinearTrend=sometimes\n"),
+            "autotune.conf:1: LinearTrend: 'sometimes' is not allowed; allowed: auto, yes, no (or "
+            "true, false, 1, 0, on, off)");
+  EXPECT_EQ(Conf::load_text("LinearTrend=auto\n").engine.linear_trend, Trend::automatic);
+  EXPECT_EQ(Conf::load_text("LinearTrend=off\n").engine.linear_trend, Trend::no);
   EXPECT_EQ(conf_error("Kernel=sum\n"),
             "autotune.conf:1: Kernel: 'sum' is not a kernel; allowed: ard, additive, ard+additive");
   EXPECT_EQ(conf_error("BatchMode=greedy\n"),

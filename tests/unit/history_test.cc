@@ -451,7 +451,7 @@ TEST(Explore, ThompsonIsReproduciblePerSeed) {
 
 // The default exploration follows the objective: Thompson sampling on every proposal at gamma
 // 0.25-0.5 without a warm start, EI alone at 0, 0.75 and 1 and with one -- the same proposals
-// as the explicit settings.
+// as the explicit settings; and so does the linear term (gamma 0.5-0.75, no warm start).
 TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   const Grid g(10);
   EXPECT_EQ(EngineOptions{}.explore, Explore::automatic);
@@ -464,6 +464,11 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     const bool ts = gamma >= 0.25 && gamma <= 0.5;
     EXPECT_EQ(e, ts ? Explore::thompson : Explore::none) << "gamma " << gamma;
     EXPECT_EQ(share, ts ? 1.0 : 0.0) << "gamma " << gamma;
+    EXPECT_EQ(o.effective_linear_trend(), gamma >= 0.5 && gamma <= 0.75) << "gamma " << gamma;
+    o.linear_trend = Trend::no;
+    EXPECT_FALSE(o.effective_linear_trend());
+    o.linear_trend = Trend::yes;
+    EXPECT_TRUE(o.effective_linear_trend());
   }
   EngineOptions o;
   o.explore = Explore::hedge;
@@ -478,6 +483,7 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   w.history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, w);
   EXPECT_EQ(w.effective_explore(&share), Explore::none);
   EXPECT_EQ(share, 0.0);
+  EXPECT_FALSE(w.effective_linear_trend());
   w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none
   EXPECT_EQ(w.effective_explore(&share), Explore::thompson);
   // Searches of 12 trials: automatic at gamma 0.5 is thompson with share 1, at gamma 1 none.

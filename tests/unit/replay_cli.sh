@@ -72,6 +72,8 @@ expect_fail "exploration share above 1" "^autotune replay: --explore-share: '1.5
   $r --table "$good" --explore thompson --explore-share 1.5
 expect_fail "unknown strategy" "^autotune replay: --strategy: unknown strategy 'anneal'; allowed: bo, random, exhaustive$" \
   $r --table "$good" --strategy bo,anneal
+expect_fail "bad linear trend" "^autotune replay: --linear-trend: 'maybe' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
+  $r --table "$good" --linear-trend maybe
 expect_fail "unknown kernel" "^autotune replay: --kernel: 'sum' is not a kernel; allowed: ard, additive, ard\+additive$" \
   $r --table "$good" --kernel sum
 expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \
@@ -119,10 +121,12 @@ for mode in thompson hedge; do
     echo "FAIL: --explore $mode:"; cat "$tmp/out1" "$tmp/out2"; fail=1
   fi
 done
-# The default exploration (auto) follows --gamma: Thompson sampling on every proposal at 0.5,
-# expected improvement alone at 1, and at 0.5 with a history.
-for case in "0.5||--explore thompson --explore-share 1" "1||--explore none" \
-            "0.5|--history-others|--explore none"; do
+# The default exploration and linear term (auto) follow --gamma: Thompson sampling on every
+# proposal at 0.5, expected improvement alone at 0.75 and 1 and at 0.5 with a history; the
+# linear term at 0.5 and 0.75, but not at 1 or with a history.
+for case in "0.5||--explore thompson --explore-share 1 --linear-trend yes" \
+            "0.75||--explore none --linear-trend yes" "1||--explore none --linear-trend no" \
+            "0.5|--history-others|--explore none --linear-trend no"; do
   g=${case%%|*} rest=${case#*|}
   hist=${rest%%|*} explicit=${rest#*|}
   # shellcheck disable=SC2086

@@ -242,18 +242,35 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   add(cfg(2, 1), 120);
   decide(c, trials_, conf_of(""), recording_propose);  // the class keeps what it was created with
   EXPECT_FALSE(seen_options.input_warping);
-  EXPECT_TRUE(seen_options.linear_trend);
+  EXPECT_EQ(seen_options.linear_trend, Trend::yes);
   EXPECT_EQ(seen_options.gp.kernel, GpKernel::additive);
+  EXPECT_EQ(seen_options.explore, Explore::automatic);
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0.5);
   double share = 0;
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::thompson);
-  // Under the defaults, at gamma 0 (time only): ard with warping, and EI alone.
+  // Under the defaults, at gamma 0 (time only): ard with warping, no linear term, and EI alone.
   ClassRecord d = make_class(conf_of(""), 6);
   decide(d, trials_, conf_of(""), recording_propose);
   EXPECT_TRUE(seen_options.input_warping);
-  EXPECT_FALSE(seen_options.linear_trend);
+  EXPECT_EQ(seen_options.linear_trend, Trend::automatic);
+  EXPECT_FALSE(seen_options.effective_linear_trend());
   EXPECT_EQ(seen_options.gp.kernel, GpKernel::ard);
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0);
+  EXPECT_EQ(seen_options.effective_explore(&share), Explore::none);
+  // The defaults at gamma 0.5: Thompson sampling and the linear term.
+  ClassRecord h = make_class(conf_of(""), 6);
+  h.settings.gamma = 0.5;
+  decide(h, trials_, conf_of(""), recording_propose);
+  EXPECT_TRUE(seen_options.effective_linear_trend());
+  EXPECT_EQ(seen_options.effective_explore(&share), Explore::thompson);
+  // A class stored before the model's keys were goes on as it began: EI alone, no linear term.
+  for (const std::string key : {R"("explore":"auto",)", R"("linear_trend":"auto",)"}) {
+    const auto at = h.settings.extra.find(key);
+    ASSERT_NE(at, std::string::npos) << h.settings.extra;
+    h.settings.extra.erase(at, key.size());
+  }
+  decide(h, trials_, conf_of(""), recording_propose);
+  EXPECT_FALSE(seen_options.effective_linear_trend());
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::none);
 }
 

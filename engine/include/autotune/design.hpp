@@ -49,6 +49,9 @@ enum class Explore { none, spacefill, random, local, thompson, hedge, automatic 
 // The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
 // generated problems at gamma 0, 0.25, 0.5, 0.75 and 1, where scout-dev.csv did not contradict.
 constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
+// The objectives for which Trend::automatic adds the linear term: chosen the same way at gamma
+// 0.25, 0.5 and 0.75 (bench/README.md, "A linear term chosen by the objective").
+constexpr double kLinearGammaLow = 0.5, kLinearGammaHigh = 0.75;
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // Throws Error(invalid_argument) naming `field` and the allowed values.
@@ -61,7 +64,10 @@ struct EngineOptions {
   std::size_t design_draws = 64;  // random subsets compared by the maximin criterion
   double xi = 0.01;               // EI margin, in standard deviations of the standardized log score
   bool input_warping = true;      // warp the numeric inputs (gp.hpp) of both models
-  bool linear_trend = false;      // add a linear term to both models' kernels (gp.hpp)
+  // A linear term in both models' kernels (gp.hpp): no, yes, or automatic: yes when
+  // kLinearGammaLow <= gamma <= kLinearGammaHigh and the search has no warm start
+  // (effective_linear_trend(); with the other problems as history the folds disagreed).
+  Trend linear_trend = Trend::automatic;
   BatchMode batch = BatchMode::kriging_believer;
   // How failed trials steer the search (both never propose a failed candidate again):
   //  classifier  a second GP on +1 (succeeded) / -1 (failed) labels models a constraint c(x);
@@ -89,6 +95,8 @@ struct EngineOptions {
   // The exploration that runs: Explore::automatic resolved by gamma and the warm start (with
   // its share), else explore and explore_share as set.
   Explore effective_explore(double *share) const;
+  // Whether the models have the linear term: linear_trend resolved by gamma.
+  bool effective_linear_trend() const;
   // Warm start (history.hpp): base models prepared from other problems, or null.
   std::shared_ptr<const WarmStart> history;
   // RGPE's weights: a draw in which the target's own model orders the trials as well as the

@@ -32,7 +32,7 @@ struct EngineConf {
   std::size_t min_trials = 6;
   double exploration_margin = 0.01;
   bool input_warping = true;
-  bool linear_trend = false;
+  Trend linear_trend = Trend::automatic;  // LinearTrend (gp_options.hpp)
   GpKernel kernel = GpKernel::ard;  // Kernel (gp_options.hpp)
   BatchMode batch = BatchMode::kriging_believer;
   SpaceSpec default_space;  // empty: the built-in defaults of space.hpp

@@ -25,6 +25,15 @@ const char *kernel_name(GpKernel k);  // "ard", "additive", "ard+additive"
 // Throws Error(invalid_argument) naming `field` and the allowed values.
 GpKernel parse_kernel(std::string_view field, std::string_view value);
 
+// The linear term of the score and feasibility models (gp.hpp: LinearTrend): no, yes, or
+// automatic, by the objective (EngineOptions::effective_linear_trend(), design.hpp).
+enum class Trend { no, yes, automatic };
+// (In engine_conf.cc, as kernel_name.)
+const char *trend_name(Trend t);  // "no", "yes", "auto"
+// auto, or a boolean as parse_bool() reads one (yes, no, true, false, 1, 0, on, off); throws
+// Error(invalid_argument) naming `field` and the allowed values.
+Trend parse_trend(std::string_view field, std::string_view value);
+
 struct GpHyper {
   Eigen::VectorXd log_lengthscale;  // (G)
   double log_signal_var = 0.0;      // log sigma_f^2

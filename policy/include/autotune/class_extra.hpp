@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/design.hpp"
 #include "autotune/engine_conf.hpp"
 #include "autotune/limits.hpp"
 #include "autotune/space.hpp"
@@ -59,11 +60,18 @@ struct ClassExtra {
   std::size_t initial_trials = engine_defaults().initial_trials;
   double xi = engine_defaults().exploration_margin;
   BatchMode batch = engine_defaults().batch;  // stored as batch_mode_name(): "believer", "liar"
-  // The score model (autotune.conf InputWarping, LinearTrend and Kernel; "kernel" stored as
-  // kernel_name(): "ard", "additive", "ard+additive").
+  // The score model (autotune.conf InputWarping, LinearTrend and Kernel; "linear_trend" stored
+  // as trend_name(): "auto", "yes", "no"; "kernel" as kernel_name(): "ard", "additive",
+  // "ard+additive").
+  // A class created before these keys were stored searched with the tuner's fixed model: input
+  // warping, no linear term, ard, EI alone; a missing key reads as that (not as autotune.conf's
+  // default), so that such a class goes on as it began.
   bool input_warping = engine_defaults().input_warping;
-  bool linear_trend = engine_defaults().linear_trend;
+  Trend linear_trend = engine_defaults().linear_trend;
   GpKernel kernel = engine_defaults().kernel;
+  // The exploration (EngineOptions::explore, design.hpp; stored as explore_name()): a new class
+  // takes the engine's default, automatic (by the class's gamma).
+  Explore explore = Explore::automatic;
   ClassStop stop;
   int queue_depth = tuner_defaults().queue_depth;
   double change_margin = tuner_defaults().change_margin;
