@@ -63,8 +63,10 @@ Explore EngineOptions::effective_explore(double *share) const {
     *share = explore_share;
     return explore;
   }
+  // With a warm start: where the linear term is on (bench/README.md, "... with a warm start").
   const bool warm = history && history->size() > 0;
-  const bool ts = !warm && gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh;
+  const bool ts = warm ? effective_linear_trend()
+                       : gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh;
   *share = ts ? 1.0 : 0.0;
   return ts ? Explore::thompson : Explore::none;
 }
@@ -84,8 +86,7 @@ EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
 
 bool EngineOptions::effective_linear_trend() const {
   if (linear_trend != Trend::automatic) return linear_trend == Trend::yes;
-  const bool warm = history && history->size() > 0;
-  return !warm && gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh;
+  return gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh;
 }
 
 void EngineOptions::validate() const {

@@ -72,8 +72,7 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     GpFitOptions gpo = o.gp;
     gpo.seed = seed;
     if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
-    // The target's model with a warm start: Trend::automatic has no linear term then (design.hpp).
-    gpo.linear = o.linear_trend == Trend::yes;
+    gpo.linear = o.effective_linear_trend();
     const GaussianProcess gp = GaussianProcess::fit(X, (y.array() - mean) / sd, cs.groups(), gpo);
     Eigen::VectorXd m, v;
     gp.predict(Xall, &m, &v);

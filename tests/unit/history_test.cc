@@ -477,15 +477,20 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   double share = -1;
   EXPECT_EQ(o.effective_explore(&share), Explore::hedge);  // an explicit mode is kept
   EXPECT_EQ(share, 0.5);
-  // With a warm start, EI alone at every gamma.
+  // With a warm start, Thompson sampling where the linear term is on (0.5-0.75), else EI.
   EngineOptions w;
-  w.gamma = 0.5;
-  w.history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, w);
-  EXPECT_EQ(w.effective_explore(&share), Explore::none);
-  EXPECT_EQ(share, 0.0);
-  EXPECT_FALSE(w.effective_linear_trend());
-  w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none
-  EXPECT_EQ(w.effective_explore(&share), Explore::thompson);
+  const auto history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, w);
+  for (double gamma : {0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 0.8, 1.0}) {
+    w.gamma = gamma;
+    w.history = history;
+    const bool on = gamma >= 0.5 && gamma <= 0.75;
+    EXPECT_EQ(w.effective_explore(&share), on ? Explore::thompson : Explore::none) << gamma;
+    EXPECT_EQ(share, on ? 1.0 : 0.0) << gamma;
+    EXPECT_EQ(w.effective_linear_trend(), on) << gamma;
+    w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none
+    EXPECT_EQ(w.effective_explore(&share),
+              gamma >= 0.25 && gamma <= 0.5 ? Explore::thompson : Explore::none) << gamma;
+  }
   // Searches of 12 trials: automatic at gamma 0.5 is thompson with share 1, at gamma 1 none.
   auto search = [&](Explore mode, double gamma, double share_set) {
     EngineOptions e;

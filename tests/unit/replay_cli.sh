@@ -122,11 +122,12 @@ for mode in thompson hedge; do
   fi
 done
 # The default exploration and linear term (auto) follow --gamma: Thompson sampling on every
-# proposal at 0.5, expected improvement alone at 0.75 and 1 and at 0.5 with a history; the
-# linear term at 0.5 and 0.75, but not at 1 or with a history.
+# proposal at 0.5 (also with a history), expected improvement alone at 0.75 and 1 and at 0.25
+# with a history; the linear term at 0.5 and 0.75, but not at 0.25 or 1.
 for case in "0.5||--explore thompson --explore-share 1 --linear-trend yes" \
             "0.75||--explore none --linear-trend yes" "1||--explore none --linear-trend no" \
-            "0.5|--history-others|--explore none --linear-trend no"; do
+            "0.5|--history-others|--explore thompson --explore-share 1 --linear-trend yes" \
+            "0.25|--history-others|--explore none --linear-trend no"; do
   g=${case%%|*} rest=${case#*|}
   hist=${rest%%|*} explicit=${rest#*|}
   # shellcheck disable=SC2086

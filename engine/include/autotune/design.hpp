@@ -42,15 +42,16 @@ struct WarmStart;  // history.hpp
 //             confidence bound and Thompson sampling, the arm drawn by EXP3's weights (Auer et
 //             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8);
 //  automatic  by the objective (EngineOptions::gamma): thompson on every proposal when
-//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh and the search has no warm
-//             start, else none (bench/README.md, "An exploration chosen by the objective": with
-//             a shuffled history Thompson sampling did worse than cold, EI did not).
+//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, or, with a warm start, where the
+//             linear term is on (effective_linear_trend()); else none (bench/README.md, "An
+//             exploration chosen by the objective" and the sections after it).
 enum class Explore { none, spacefill, random, local, thompson, hedge, automatic };
 // The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
 // generated problems at gamma 0, 0.25, 0.5, 0.75 and 1, where scout-dev.csv did not contradict.
 constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
 // The objectives for which Trend::automatic adds the linear term: chosen the same way at gamma
-// 0.25, 0.5 and 0.75 (bench/README.md, "A linear term chosen by the objective").
+// 0.25, 0.5 and 0.75, cold and with a warm start (bench/README.md, "A linear term chosen by the
+// objective").
 constexpr double kLinearGammaLow = 0.5, kLinearGammaHigh = 0.75;
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
@@ -64,9 +65,9 @@ struct EngineOptions {
   std::size_t design_draws = 64;  // random subsets compared by the maximin criterion
   double xi = 0.01;               // EI margin, in standard deviations of the standardized log score
   bool input_warping = true;      // warp the numeric inputs (gp.hpp) of both models
-  // A linear term in both models' kernels (gp.hpp): no, yes, or automatic: yes when
-  // kLinearGammaLow <= gamma <= kLinearGammaHigh and the search has no warm start
-  // (effective_linear_trend(); with the other problems as history the folds disagreed).
+  // A linear term in both models' kernels (gp.hpp) and the warm start's base models: no, yes,
+  // or automatic: yes when kLinearGammaLow <= gamma <= kLinearGammaHigh
+  // (effective_linear_trend()).
   Trend linear_trend = Trend::automatic;
   BatchMode batch = BatchMode::kriging_believer;
   // How failed trials steer the search (both never propose a failed candidate again):
