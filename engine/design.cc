@@ -63,12 +63,21 @@ Explore EngineOptions::effective_explore(double *share) const {
     *share = explore_share;
     return explore;
   }
-  // With a warm start: where the linear term is on (bench/README.md, "... with a warm start").
-  const bool warm = history && history->size() > 0;
-  const bool ts = warm ? effective_linear_trend()
+  const Explore e = automatic_explore(gamma, history && history->size() > 0);
+  *share = e == Explore::thompson ? 1.0 : 0.0;
+  return e;
+}
+
+Explore automatic_explore(double gamma, bool warm) {
+  // With a warm start: where the linear term is on (bench/README.md, "The warm start's
+  // exploration and linear term").
+  const bool ts = warm ? automatic_linear_trend(gamma)
                        : gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh;
-  *share = ts ? 1.0 : 0.0;
   return ts ? Explore::thompson : Explore::none;
+}
+
+bool automatic_linear_trend(double gamma) {
+  return gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh;
 }
 
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
@@ -86,7 +95,7 @@ EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
 
 bool EngineOptions::effective_linear_trend() const {
   if (linear_trend != Trend::automatic) return linear_trend == Trend::yes;
-  return gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh;
+  return automatic_linear_trend(gamma);
 }
 
 void EngineOptions::validate() const {

@@ -22,6 +22,27 @@ namespace autotune::cli {
 
 namespace {
 
+// The model the class was created with, and what its automatic choices are at its gamma
+// (design.hpp; with a warm start when earlier classes informed its last proposal).
+struct ModelView {
+  std::string model, proposals;
+};
+ModelView model_view(const ClassRecord &c, const ClassExtra &cx) {
+  const bool warm = !cx.history.empty();
+  const std::string why = " (auto at gamma " + num(c.settings.gamma) + (warm ? " with a warm start)" : ")");
+  const bool linear = cx.linear_trend == Trend::automatic ? automatic_linear_trend(c.settings.gamma)
+                                                          : cx.linear_trend == Trend::yes;
+  const Explore e = cx.explore == Explore::automatic ? automatic_explore(c.settings.gamma, warm) : cx.explore;
+  ModelView v;
+  v.model = std::string(kernel_name(cx.kernel)) + " kernel" + (cx.input_warping ? ", input warping" : "") +
+            (linear ? ", linear term" : ", no linear term") + (cx.linear_trend == Trend::automatic ? why : "");
+  v.proposals = (e == Explore::none       ? std::string("expected improvement")
+                 : e == Explore::thompson ? std::string("Thompson sampling")
+                                          : std::string(explore_name(e))) +
+                (cx.explore == Explore::automatic ? why : "");
+  return v;
+}
+
 std::string measurement_cells(const TrialRecord &t, std::vector<std::string> &row) {
   if (t.measurement) {
     // A trial measured by time has no throughput: T is the wall time of its job's run.
@@ -50,7 +71,8 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
         "measured by, its measurement (samples/s, time, cost) and score, the recommendations\n"
         "queued for the next jobs, and why the winner won: its score against the runner-up's, and\n"
         "the model's predicted score and uncertainty for the untried configurations nearest to it; and\n"
-        "which other classes informed its search (warm start) with their weights.  Lower scores are better:\n"
+        "which other classes informed its search (warm start) with their weights, and the model\n"
+        "(kernel, input warping, linear term) and how it proposes.  Lower scores are better:\n"
         "score = (1-gamma)*T/T_ref + gamma*C/C_ref, with the first successful trial as reference.\n\n"
         "  --user USER  another user's class (root and SlurmUser only)\n"
         "  --json       the class, its trials and the explanation as JSON\n");
@@ -71,6 +93,9 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
                                  {"owner", h.shared ? std::string("shared") : user_name(h.owner)},
                                  {"weight", h.weight}});
     if (cx.own_weight) j["own_weight"] = *cx.own_weight;
+    const ModelView m = model_view(c, cx);
+    j["model"] = m.model;
+    j["proposals"] = m.proposals;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -101,6 +126,10 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   if (c.t_ref && c.c_ref)
     std::printf("references: T_ref=%s C_ref=%s (the first successful trial)\n", num(*c.t_ref).c_str(),
                 num(*c.c_ref).c_str());
+  {
+    const ModelView m = model_view(c, cx);
+    std::printf("model: %s; proposals: %s\n", m.model.c_str(), m.proposals.c_str());
+  }
   std::printf("trials: %d of %d used\n", v.used, c.settings.budget);
   if (cx.history_shared)
     std::printf("history: offered to every user's classes of the same space and node types (autotune admin history)\n");

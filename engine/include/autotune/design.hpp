@@ -55,6 +55,10 @@ constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
 constexpr double kLinearGammaLow = 0.5, kLinearGammaHigh = 0.75;
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
+// What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
+// warm start (EngineOptions::effective_explore(), effective_linear_trend()).
+Explore automatic_explore(double gamma, bool warm);
+bool automatic_linear_trend(double gamma);
 // Throws Error(invalid_argument) naming `field` and the allowed values.
 Explore parse_explore(std::string_view field, std::string_view value);
 
