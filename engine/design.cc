@@ -63,15 +63,16 @@ Explore EngineOptions::effective_explore(double *share) const {
     *share = explore_share;
     return explore;
   }
-  const Explore e = automatic_explore(gamma, history && history->size() > 0);
+  const Explore e = automatic_explore(gamma, history && history->size() > 0, effective_linear_trend());
   *share = e == Explore::thompson ? 1.0 : 0.0;
   return e;
 }
 
-Explore automatic_explore(double gamma, bool warm) {
-  // With a warm start: where the linear term is on (bench/README.md, "The warm start's
-  // exploration and linear term").
-  const bool ts = warm ? automatic_linear_trend(gamma)
+Explore automatic_explore(double gamma, bool warm, bool linear) {
+  // With a warm start: where the model has the linear term (bench/README.md, "The warm start's
+  // exploration and linear term": without it, Thompson sampling did worse than cold with a
+  // shuffled history).
+  const bool ts = warm ? linear
                        : gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh;
   return ts ? Explore::thompson : Explore::none;
 }

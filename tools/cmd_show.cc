@@ -32,7 +32,7 @@ ModelView model_view(const ClassRecord &c, const ClassExtra &cx) {
   const std::string why = " (auto at gamma " + num(c.settings.gamma) + (warm ? " with a warm start)" : ")");
   const bool linear = cx.linear_trend == Trend::automatic ? automatic_linear_trend(c.settings.gamma)
                                                           : cx.linear_trend == Trend::yes;
-  const Explore e = cx.explore == Explore::automatic ? automatic_explore(c.settings.gamma, warm) : cx.explore;
+  const Explore e = cx.explore == Explore::automatic ? automatic_explore(c.settings.gamma, warm, linear) : cx.explore;
   ModelView v;
   v.model = std::string(kernel_name(cx.kernel)) + " kernel" + (cx.input_warping ? ", input warping" : "") +
             (linear ? ", linear term" : ", no linear term") + (cx.linear_trend == Trend::automatic ? why : "");

@@ -487,6 +487,11 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     EXPECT_EQ(w.effective_explore(&share), on ? Explore::thompson : Explore::none) << gamma;
     EXPECT_EQ(share, on ? 1.0 : 0.0) << gamma;
     EXPECT_EQ(w.effective_linear_trend(), on) << gamma;
+    w.linear_trend = Trend::no;  // without the linear term, EI alone with a warm start
+    EXPECT_EQ(w.effective_explore(&share), Explore::none) << gamma;
+    w.linear_trend = Trend::yes;
+    EXPECT_EQ(w.effective_explore(&share), Explore::thompson) << gamma;
+    w.linear_trend = Trend::automatic;
     w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none
     EXPECT_EQ(w.effective_explore(&share),
               gamma >= 0.25 && gamma <= 0.5 ? Explore::thompson : Explore::none) << gamma;

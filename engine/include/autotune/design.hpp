@@ -42,8 +42,8 @@ struct WarmStart;  // history.hpp
 //             confidence bound and Thompson sampling, the arm drawn by EXP3's weights (Auer et
 //             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8);
 //  automatic  by the objective (EngineOptions::gamma): thompson on every proposal when
-//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, or, with a warm start, where the
-//             linear term is on (effective_linear_trend()); else none (bench/README.md, "An
+//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, or, with a warm start, when the
+//             model has the linear term (effective_linear_trend()); else none (bench/README.md, "An
 //             exploration chosen by the objective" and the sections after it).
 enum class Explore { none, spacefill, random, local, thompson, hedge, automatic };
 // The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
@@ -56,8 +56,9 @@ constexpr double kLinearGammaLow = 0.5, kLinearGammaHigh = 0.75;
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
-// warm start (EngineOptions::effective_explore(), effective_linear_trend()).
-Explore automatic_explore(double gamma, bool warm);
+// warm start, for a model with or without the linear term (EngineOptions::effective_explore(),
+// effective_linear_trend()).
+Explore automatic_explore(double gamma, bool warm, bool linear);
 bool automatic_linear_trend(double gamma);
 // Throws Error(invalid_argument) naming `field` and the allowed values.
 Explore parse_explore(std::string_view field, std::string_view value);
