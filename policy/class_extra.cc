@@ -51,6 +51,20 @@ StoppingOptions ClassExtra::stopping(int class_budget) const {
   return s;
 }
 
+EngineOptions ClassExtra::engine_options(double gamma) const {
+  EngineOptions o;
+  o.seed = seed;
+  o.initial_trials = initial_trials;
+  o.xi = xi;
+  o.batch = batch;
+  o.input_warping = input_warping;
+  o.linear_trend = linear_trend;
+  o.gp.kernel = kernel;
+  o.explore = explore;
+  o.gamma = gamma;
+  return o;
+}
+
 PartitionLimits ClassExtra::partition_limits() const {
   PartitionLimits p = limits.value_or(PartitionLimits{});
   p.accounting = accounting_limits.value_or(AccountingLimits{});

@@ -430,18 +430,9 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
       if (auto idx = p.index_of(t.config)) pending_set.insert(*idx);
   const std::vector<std::size_t> pending(pending_set.begin(), pending_set.end());
 
-  EngineOptions opts;
-  opts.seed = x.seed;
-  opts.initial_trials = x.initial_trials;
-  opts.xi = x.xi;
-  opts.batch = x.batch;
-  opts.input_warping = x.input_warping;
-  opts.linear_trend = x.linear_trend;
-  opts.gp.kernel = x.kernel;
-  opts.explore = x.explore;
+  EngineOptions opts = x.engine_options(c.settings.gamma);
   opts.stop = p.stop;
   opts.stop.budget = epoch_budget;
-  opts.gamma = c.settings.gamma;
   const CandidateSet set = CandidateSet::from_candidates(p.candidates, p.inventory);
   std::vector<const HistoryClass *> informed;
   if (history && warm && !history->empty() && epoch_start == 0) {
@@ -656,13 +647,9 @@ ModelView predict_neighbours(const ClassRecord &c, const std::vector<TrialRecord
   }
   auto centre = p.index_of(around);
   if (!centre) return v;
-  EngineOptions opts;
-  opts.seed = p.settings.seed;
-  opts.initial_trials = p.settings.initial_trials;
-  opts.xi = p.settings.xi;
-  opts.input_warping = p.settings.input_warping;
-  opts.linear_trend = p.settings.linear_trend;
-  opts.gp.kernel = p.settings.kernel;
+  // The class's model (its linear term by the class's gamma); only its predictions are read.
+  EngineOptions opts = p.settings.engine_options(c.settings.gamma);
+  opts.explore = Explore::none;
   opts.stop.budget = 0;  // no stopping: we want the model
   opts.stop.min_improvement = 0;
   opts.stop.ei_fraction = 0;

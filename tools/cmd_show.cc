@@ -24,16 +24,15 @@ namespace {
 
 // The model the class was created with, and what its automatic choices are at its gamma
 // (design.hpp; with a warm start when earlier classes informed its last proposal).
-struct ModelView {
+struct ClassModelText {
   std::string model, proposals;
 };
-ModelView model_view(const ClassRecord &c, const ClassExtra &cx) {
+ClassModelText model_text(const ClassRecord &c, const ClassExtra &cx) {
   const bool warm = !cx.history.empty();
   const std::string why = " (auto at gamma " + num(c.settings.gamma) + (warm ? " with a warm start)" : ")");
-  const bool linear = cx.linear_trend == Trend::automatic ? automatic_linear_trend(c.settings.gamma)
-                                                          : cx.linear_trend == Trend::yes;
+  const bool linear = cx.engine_options(c.settings.gamma).effective_linear_trend();
   const Explore e = cx.explore == Explore::automatic ? automatic_explore(c.settings.gamma, warm, linear) : cx.explore;
-  ModelView v;
+  ClassModelText v;
   v.model = std::string(kernel_name(cx.kernel)) + " kernel" + (cx.input_warping ? ", input warping" : "") +
             (linear ? ", linear term" : ", no linear term") + (cx.linear_trend == Trend::automatic ? why : "");
   v.proposals = (e == Explore::none       ? std::string("expected improvement")
@@ -93,7 +92,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
                                  {"owner", h.shared ? std::string("shared") : user_name(h.owner)},
                                  {"weight", h.weight}});
     if (cx.own_weight) j["own_weight"] = *cx.own_weight;
-    const ModelView m = model_view(c, cx);
+    const ClassModelText m = model_text(c, cx);
     j["model"] = m.model;
     j["proposals"] = m.proposals;
     std::printf("%s\n", j.dump(2).c_str());
@@ -127,7 +126,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     std::printf("references: T_ref=%s C_ref=%s (the first successful trial)\n", num(*c.t_ref).c_str(),
                 num(*c.c_ref).c_str());
   {
-    const ModelView m = model_view(c, cx);
+    const ClassModelText m = model_text(c, cx);
     std::printf("model: %s; proposals: %s\n", m.model.c_str(), m.proposals.c_str());
   }
   std::printf("trials: %d of %d used\n", v.used, c.settings.budget);

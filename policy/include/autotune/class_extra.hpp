@@ -95,6 +95,10 @@ struct ClassExtra {
   std::vector<HistoryUse> history;
   std::optional<double> own_weight;
 
+  // The engine's options for the class's search with objective `gamma`: seed, initial trials,
+  // xi, batch mode, the model and the exploration (the stopping rules and history are the
+  // caller's).
+  EngineOptions engine_options(double gamma) const;
   // The stopping options of the current search: `stop`, with its budget.
   StoppingOptions stopping(int class_budget) const;
   // `limits` and `accounting_limits` together (0 = no limit for those absent).
