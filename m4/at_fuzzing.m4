@@ -3,7 +3,8 @@
 # --enable-fuzzing builds the libFuzzer targets tests/fuzz/fuzz_*.cc (noinst programs, one per
 # parser of user or admin input; scripts/fuzz runs them).  It needs clang: configure with
 # CXX=clang++ and compile everything with CXXFLAGS='-fsanitize=fuzzer-no-link,address,undefined'
-# (scripts/fuzz does both); the targets themselves are linked with -fsanitize=fuzzer, which
+# (tests/sanitize/lib.sh does both for build-asan/, which scripts/fuzz and scripts/test --sanitize
+# share); the targets themselves are linked with -fsanitize=fuzzer, which
 # brings libFuzzer's main().  Off by default: an ordinary build has no fuzz targets.
 #
 # Substitutes: FUZZ_LDFLAGS.  Conditional: FUZZING.

@@ -1,7 +1,7 @@
 # tests/fuzz/: libFuzzer targets, one per parser of user or admin input (configure
 # --enable-fuzzing with CXX=clang++; scripts/fuzz builds and runs them with the seed corpus of
 # tests/fuzz/<target>/).  Included by Makefile.am only when FUZZING.  The libraries are compiled
-# with -fsanitize=fuzzer-no-link,address,undefined (scripts/fuzz's CXXFLAGS); only the targets
+# with -fsanitize=fuzzer-no-link,address,undefined (tests/sanitize/lib.sh's ASAN_FLAGS); only the targets
 # link -fsanitize=fuzzer (FUZZ_LDFLAGS), which brings libFuzzer's main().
 FUZZ_TARGETS = \
 	tests/fuzz/fuzz_options \

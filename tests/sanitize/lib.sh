@@ -4,29 +4,48 @@
 
 # -g1: line tables only, all a sanitizer's stack trace needs (file:line), and a faster build than
 # full debug information.
-# UBSan's checks of values (overflow, shifts, division by zero, float-to-integer casts, bool and
-# enum loads, missing returns, unreachable code, builtins): they add little to the build.  Its
-# checks of pointers (null, alignment, bounds, object-size, pointer-overflow, vptr) cover what
-# ASan largely covers too, and GCC's instrumentation of them takes 1.5-2.3 times as long to
-# compile (engine/gp.cc: 61 s against 30 s; policy/class_extra.cc: 19 s against 13 s); they run
-# under the fuzzers (scripts/fuzz: clang, all of -fsanitize=undefined), on every parser of input.
-UBSAN_CHECKS="shift,integer-divide-by-zero,unreachable,vla-bound,return,signed-integer-overflow,float-cast-overflow,bool,enum,builtin"
-ASAN_FLAGS="-fsanitize=address,$UBSAN_CHECKS -fno-omit-frame-pointer -fno-sanitize-recover=$UBSAN_CHECKS -g1 -O1"
+#
+# The ASan run and the fuzzers (scripts/fuzz) share one clang build, $AUTOTUNE_BUILD-asan: every
+# object is compiled once with AddressSanitizer, all of UBSan and libFuzzer's coverage
+# instrumentation (fuzzer-no-link: counters the unit tests never read); the fuzz targets alone
+# link libFuzzer (configure --enable-fuzzing, FUZZ_LDFLAGS).  Two builds (GCC for the tests, clang
+# for the fuzzers) compiled the libraries twice: about 8 CPU minutes of CI's 2 cores.
+ASAN_CC="clang clang++"
+ASAN_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g1 -O1"
+ASAN_LDFLAGS="-fsanitize=address,undefined"
+TSAN_CC="gcc g++"
 TSAN_FLAGS="-fsanitize=thread -g1 -O1"
+TSAN_LDFLAGS="-fsanitize=thread"
 
-# sanitized_build DIR FLAGS [TARGET...]: configure DIR (once) with FLAGS as CFLAGS and CXXFLAGS and
-# build TARGETs (default all).  No --enable-werror: GCC's sanitizer instrumentation at -O1 brings
-# warnings (-Wmaybe-uninitialized, -Wstringop-overflow) the normal build does not have, and that
-# build already holds the code to -Werror.  To change FLAGS, remove DIR.
-sanitized_build() {
-  local dir=$1 flags=$2; shift 2
+# sanitized_configure DIR "CC CXX" FLAGS LDFLAGS [ARG...]: configure DIR once, with FLAGS as CFLAGS
+# and CXXFLAGS and the configure ARGs.  No --enable-werror: sanitizer instrumentation at -O1 brings
+# warnings (GCC's -Wmaybe-uninitialized, -Wstringop-overflow; clang's about GCC's pragmas) the
+# normal build does not have, and that build already holds the code to -Werror.  A DIR configured
+# with other settings is refused: remove it to change them.
+sanitized_configure() {
+  local dir=$1 cc=${2%% *} cxx=${2##* } flags=$3 ldflags=$4; shift 4
+  local want="CC=$cc CXX=$cxx FLAGS=$flags LDFLAGS=$ldflags $*"
   [ -x "$top/configure" ] || (cd "$top" && step autoreconf -fi) || return 1
   mkdir -p "$dir" || return 1
-  if [ ! -f "$dir/Makefile" ]; then
-    (cd "$dir" && step "$top/configure" --prefix="$dir/inst" --with-slurm-user=root \
-      CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="${flags%% *}" >"$dir/configure.out" 2>&1) \
-      || { tail -n 20 "$dir/configure.out" >&2; return 1; }
+  if [ -f "$dir/Makefile" ]; then
+    [ "$(cat "$dir/sanitize.settings" 2>/dev/null)" = "$want" ] && return 0
+    say "$dir was configured with other settings than: $want; remove it (rm -rf $dir) and run again"
+    return 1
   fi
+  (cd "$dir" && step "$top/configure" --prefix="$dir/inst" --with-slurm-user=root "$@" \
+    CC="$cc" CXX="$cxx" CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="$ldflags" >"$dir/configure.out" 2>&1) \
+    || { tail -n 20 "$dir/configure.out" >&2; return 1; }
+  printf '%s\n' "$want" >"$dir/sanitize.settings"
+}
+
+# The shared ASan and fuzzing build, configured.
+asan_configure() {
+  sanitized_configure "$AUTOTUNE_BUILD-asan" "$ASAN_CC" "$ASAN_FLAGS" "$ASAN_LDFLAGS" --enable-fuzzing
+}
+
+# sanitized_build DIR [TARGET...]: build TARGETs (default all) in the configured DIR.
+sanitized_build() {
+  local dir=$1; shift
   step make -C "$dir" -j"$(nproc)" "$@" >"$dir/make.out" 2>&1 || { tail -n 40 "$dir/make.out" >&2; return 1; }
 }
 
@@ -62,12 +81,13 @@ run_asan() {
   local b=$AUTOTUNE_BUILD-asan out summary p f
   reports=$b/sanitizer-reports
   rm -rf "$reports"; mkdir -p "$reports"
-  say "AddressSanitizer + UBSan build in $b ($ASAN_FLAGS)"
+  say "AddressSanitizer + UBSan build in $b ($ASAN_CC: $ASAN_FLAGS)"
   # Of the programs not installed, only those the MPI tests run are built (and, by make check,
   # the unit tests): the benchmarks and the MLP examples never run sanitized, and compiling them
   # under ASan costs CI time.
   unit_make_vars=("noinst_PROGRAMS=examples/logreg examples/logreg_allreduce examples/mf tests/mpi/ssp_check tests/mpi/allreduce_hosts tests/unit/store_fill")
-  timed "asan build" sanitized_build "$b" "$ASAN_FLAGS" all "${unit_make_vars[@]}" || { failed=$((failed + 1)); say "sanitized build failed"; return; }
+  asan_configure || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
+  timed "asan build" sanitized_build "$b" all "${unit_make_vars[@]}" || { failed=$((failed + 1)); say "sanitized build failed"; return; }
   # The libssp that tests/mpi/ssp.test builds an application against, installed into this
   # build's own prefix (libssp, its headers and ssp.pc only: no plugin, no program).
   timed "asan install of libssp into $b/inst" step make -C "$b" install-libLTLIBRARIES \
@@ -77,7 +97,8 @@ run_asan() {
   export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:print_stacktrace=1:log_path=$reports/asan"
   export LSAN_OPTIONS="suppressions=$top/tests/sanitize/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan"
-  export AUTOTUNE_SANITIZE_FLAGS=$ASAN_FLAGS
+  # tests/sanitize/run-mpi compiles ssp.test's program with mpicxx: the same compiler and flags.
+  export AUTOTUNE_SANITIZE_FLAGS=$ASAN_FLAGS CXX=${ASAN_CC##* }
 
   say "unit tests under ASan + UBSan (make check in $b)"
   # But for the tests of the build system itself (configure's messages, the plugins' exported
@@ -108,10 +129,11 @@ run_tsan() {
   local b=$AUTOTUNE_BUILD-tsan t
   reports=$b/sanitizer-reports
   rm -rf "$reports"; mkdir -p "$reports"
-  say "ThreadSanitizer build in $b ($TSAN_FLAGS)"
+  say "ThreadSanitizer build in $b ($TSAN_CC: $TSAN_FLAGS)"
   local progs="tests/unit/ssp_test tests/unit/select_thread_test tests/unit/store_stress"
   # shellcheck disable=SC2086
-  timed "tsan build" sanitized_build "$b" "$TSAN_FLAGS" $progs || { failed=$((failed + 1)); say "sanitized build failed"; return; }
+  sanitized_configure "$b" "$TSAN_CC" "$TSAN_FLAGS" "$TSAN_LDFLAGS" || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
+  timed "tsan build" sanitized_build "$b" $progs || { failed=$((failed + 1)); say "sanitized build failed"; return; }
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$top/tests/sanitize/tsan.supp:log_path=$reports/tsan"
   for t in tests/unit/ssp_test tests/unit/select_thread_test tests/unit/store_concurrency.sh; do
     local log=$b/${t##*/}.out t0=$SECONDS rc
