@@ -9,6 +9,10 @@
 #include <numeric>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "autotune/error.hpp"
 #include "autotune/history.hpp"
 #include "autotune/rng.hpp"
@@ -126,6 +130,65 @@ std::size_t ranking_loss(const Eigen::VectorXd &s, const Eigen::VectorXd &y) {
   for (Eigen::Index j = 0; j < n; ++j)
     for (Eigen::Index k = j + 1; k < n; ++k)
       if (y[j] != y[k]) loss += (s[j] < s[k]) != (y[j] < y[k]);
+  return loss;
+}
+
+RankingLoss::RankingLoss(const Eigen::VectorXd &y) {
+  const auto n = static_cast<std::size_t>(y.size());
+  order_.resize(n);
+  std::iota(order_.begin(), order_.end(), Eigen::Index{0});
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](Eigen::Index a, Eigen::Index b) { return y[a] < y[b]; });
+  pos_.resize(n);
+  next_.resize(n);
+  for (std::size_t p = 0; p < n; ++p) pos_[static_cast<std::size_t>(order_[p])] = static_cast<Eigen::Index>(p);
+  for (std::size_t p = n; p-- > 0;) {
+    const bool last_of_group = p + 1 == n || y[order_[p + 1]] != y[order_[p]];
+    next_[p] = last_of_group ? static_cast<Eigen::Index>(p + 1) : next_[p + 1];
+    pairs_ += n - static_cast<std::size_t>(next_[p]);
+  }
+}
+
+std::size_t RankingLoss::operator()(const Eigen::VectorXd &s) const {
+  Eigen::VectorXd t(s.size());
+  for (Eigen::Index j = 0; j < s.size(); ++j) t[position(j)] = s[j];
+  return sorted(t);
+}
+
+std::size_t RankingLoss::sorted(const Eigen::VectorXd &t) const {
+  // A pair (p, q) of positions with y lower at p is discordant when t[q] < t[p], or when they
+  // tie and p's index is the lower one (ranking_loss compares s[j] < s[k] for j < k).
+  const Eigen::Index n = t.size();
+  const double *v = t.data();
+  std::size_t loss = 0;
+  for (Eigen::Index p = 0; p < n; ++p) {
+    const double tp = v[p];
+    Eigen::Index q = next_[static_cast<std::size_t>(p)];
+    std::uint64_t below = 0, equal = 0;
+#if defined(__SSE2__)
+    // Two pairs at a time: a true comparison is a lane of all ones (-1), subtracted.
+    const __m128d vp = _mm_set1_pd(tp);
+    __m128i lt = _mm_setzero_si128(), eq = _mm_setzero_si128();
+    for (; q + 2 <= n; q += 2) {
+      const __m128d vq = _mm_loadu_pd(v + q);
+      lt = _mm_sub_epi64(lt, _mm_castpd_si128(_mm_cmplt_pd(vq, vp)));
+      eq = _mm_sub_epi64(eq, _mm_castpd_si128(_mm_cmpeq_pd(vq, vp)));
+    }
+    std::uint64_t lanes[2];
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(lanes), lt);
+    below = lanes[0] + lanes[1];
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(lanes), eq);
+    equal = lanes[0] + lanes[1];
+#endif
+    for (; q < n; ++q) {
+      below += v[q] < tp;
+      equal += v[q] == tp;
+    }
+    loss += below;
+    if (equal != 0)
+      for (Eigen::Index q = next_[static_cast<std::size_t>(p)]; q < n; ++q)
+        loss += v[q] == tp && order_[static_cast<std::size_t>(q)] > order_[static_cast<std::size_t>(p)];
+  }
   return loss;
 }
 

@@ -103,26 +103,25 @@ std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
   Rng rng(seed, kStreamRgpe);
   const std::size_t models = nb + (target ? 1 : 0);
   std::vector<std::vector<std::size_t>> loss(models, std::vector<std::size_t>(samples));
-  Eigen::VectorXd s(y.size());
+  // Each draw is written in y's order, where the ranking loss counts it.
+  const RankingLoss ranking(y);
+  std::vector<Eigen::VectorXd> sd(models);
+  for (std::size_t b = 0; b < models; ++b)
+    sd[b] = (b == nb ? loo_var : base_var[b]).head(y.size()).cwiseMax(0.0).cwiseSqrt();
+  Eigen::VectorXd t(y.size());
   for (int k = 0; k < samples; ++k)
     for (std::size_t b = 0; b < models; ++b) {
-      const bool own = b == nb;
-      const Eigen::VectorXd &m = own ? loo_mean : base_mean[b];
-      const Eigen::VectorXd &v = own ? loo_var : base_var[b];
+      const Eigen::VectorXd &m = b == nb ? loo_mean : base_mean[b];
       for (Eigen::Index j = 0; j < y.size(); ++j)
-        s[j] = m[j] + std::sqrt(std::max(v[j], 0.0)) * rng.normal();
-      loss[b][static_cast<std::size_t>(k)] = ranking_loss(s, y);
+        t[ranking.position(j)] = m[j] + sd[b][j] * rng.normal();
+      loss[b][static_cast<std::size_t>(k)] = ranking.sorted(t);
     }
   // Weight dilution: drop a base whose median loss is above the target's 95th percentile.
   std::vector<bool> kept(models, true);
   // The gate: once the target has its own model, a base whose mean orders the trials no better
   // than a random order would, at `gate` standard deviations (Kendall's test), gets no weight.
   if (target && gate > 0) {
-    std::size_t pairs = 0;
-    const Eigen::Index n = y.size();
-    for (Eigen::Index j = 0; j < n; ++j)
-      for (Eigen::Index k = j + 1; k < n; ++k) pairs += y[j] != y[k];
-    const double limit = kendall_limit(pairs, static_cast<std::size_t>(n), gate);
+    const double limit = kendall_limit(ranking.pairs(), static_cast<std::size_t>(y.size()), gate);
     for (std::size_t b = 0; b < nb; ++b)
       if (static_cast<double>(ranking_loss(base_mean[b], y)) > limit) kept[b] = false;
   }

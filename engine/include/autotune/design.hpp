@@ -206,6 +206,27 @@ struct DesignStep {
 // two failures tie and do not count).
 std::size_t ranking_loss(const Eigen::VectorXd &s, const Eigen::VectorXd &y);
 
+// ranking_loss() against one `y` for many `s` (RGPE's draws): y's order is worked out once, and a
+// loss is then a count, without branches, over the pairs of distinct y.  Same result as
+// ranking_loss(s, y) for s without NaN, ties in s included: with s[j] == s[k] for j < k of
+// distinct y, the pair counts when y[j] < y[k].
+class RankingLoss {
+ public:
+  explicit RankingLoss(const Eigen::VectorXd &y);
+  // Where s[j] goes in sorted() (y's ascending order, ties in y by index).
+  Eigen::Index position(Eigen::Index j) const { return pos_[static_cast<std::size_t>(j)]; }
+  std::size_t pairs() const { return pairs_; }        // pairs of distinct y
+  std::size_t operator()(const Eigen::VectorXd &s) const;
+  // The loss of s given in y's order: t[position(j)] = s[j].
+  std::size_t sorted(const Eigen::VectorXd &t) const;
+
+ private:
+  std::vector<Eigen::Index> order_;  // order_[p]: the index at position p
+  std::vector<Eigen::Index> pos_;    // its inverse
+  std::vector<Eigen::Index> next_;   // next_[p]: the first position of a greater y
+  std::size_t pairs_ = 0;
+};
+
 // Kendall's test against a random order (the gate of history.hpp and history_confirmed()): with
 // n ranked trials, P pairs of distinct ranks and `discordant` of them ordered otherwise by a
 // model, kendall_limit is the most discordant pairs a model may have to order them better than a
