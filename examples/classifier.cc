@@ -130,7 +130,8 @@ int ssp_main(const ClassifierProgram &p, int argc, char **argv) {
                       "--servers ranks are\nparameter servers, the others workers).  Prints the "
                       "test accuracy as it trains and at the end.");
   add_common_flags(f, p, true);
-  add_ssp_flags(f, {"model shards", "4 per worker, or the restored job's", p.task_ms, "batches"});
+  add_ssp_flags(f, {"model shards", "4 per worker, or the restored job's", p.task_ms, "batches",
+                    "mini-batches"});
   add_eval_flags(f, p);
   add_checkpoint_flags(f);
   if (p.add_flags) p.add_flags(f);
@@ -227,6 +228,7 @@ int ssp_main(const ClassifierProgram &p, int argc, char **argv) {
     job.samples_per_unit = B;
     job.epochs = c.epochs;
     job.task_ms = sf.task_ms;
+    job.max_task_units = sf.task_max;
     job.tasks_per_clock = sf.tasks_per_clock;
     job.initial_task_units = 4;
     job.checkpoint_store = ck.every > 0 ? store.get() : nullptr;

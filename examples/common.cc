@@ -121,6 +121,9 @@ void add_ssp_flags(Flags &f, const SspFlagHelp &h) {
         "target duration of a micro-task (a worker's share of a clock: SSP(N) lets a worker "
         "miss the others' last N clocks, so shorter micro-tasks mean fewer missed steps and "
         "more exchanges)");
+  f.add("task-max", "N", "0",
+        "at most N " + h.work_unit + " in a micro-task (0: no bound); the shorter of this and "
+        "--task-ms wins, so that the staleness in steps stays the same on a faster machine");
   f.add("tasks-per-clock", "N", "0", "micro-tasks per clock (0: one per worker)");
   f.add("straggler-rank", "R", "-1", "rank to slow down (a worker; -1: none)");
   f.add("straggler-factor", "F", "1", "the straggler's " + h.unit + " take F times as long");
@@ -137,6 +140,7 @@ SspFlags ssp_flags(const Flags &f) {
   s.logical = static_cast<int>(f.integer("logical-servers", 1, 65536));
   s.executors = f.given("executors") ? static_cast<int>(f.integer("executors", 1, 1000000)) : 0;
   s.task_ms = f.real("task-ms", 1, 900);
+  s.task_max = static_cast<std::uint64_t>(f.integer("task-max", 0, 1000000000));
   s.tasks_per_clock = static_cast<int>(f.integer("tasks-per-clock", 0, 1000000));
   s.straggler = static_cast<int>(f.integer("straggler-rank", -1, 1 << 20));
   s.straggler_factor = f.real("straggler-factor", 1, 1000);

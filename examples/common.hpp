@@ -46,12 +46,14 @@ class Flags {
 int parse_staleness(const std::string &v);
 
 // The parameter-server flags the libssp examples share: --staleness, --servers,
-// --logical-servers, --executors, --task-ms, --tasks-per-clock and the straggler's three.
+// --logical-servers, --executors, --task-ms, --task-max, --tasks-per-clock and the straggler's
+// three.
 struct SspFlagHelp {
   std::string shards;             // what the logical servers hold, e.g. "model shards"
   std::string executors_default;  // --executors' default, e.g. "4 per worker"
   std::string task_ms;            // --task-ms' default
   std::string unit;               // what the straggler is slowed on, e.g. "batches"
+  std::string work_unit;          // a micro-task's unit of work, e.g. "mini-batches"
 };
 struct SspFlags {
   int staleness = 2;
@@ -59,6 +61,7 @@ struct SspFlags {
   int logical = 16;
   int executors = 0;   // 0: the program's default
   double task_ms = 5;
+  std::uint64_t task_max = 0;  // 0: no bound
   int tasks_per_clock = 0;
   int straggler = -1;  // -1: none
   double straggler_factor = 1;

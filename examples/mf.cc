@@ -132,7 +132,7 @@ int main(int argc, char **argv) {
   f.add("target-rmse", "X", "0",
         "report when an epoch's training RMSE (the loss) is at or below X (0: none)");
   f.add("save-data", "FILE", "", "write the generated ratings to FILE and exit (any rank count)");
-  examples::add_ssp_flags(f, {"item-factor shards", "4 per worker", "10", "users"});
+  examples::add_ssp_flags(f, {"item-factor shards", "4 per worker", "10", "users", "users"});
   f.add("seed", "N", "7", "seed of the generated data");
   examples::add_checkpoint_flags(f);
   f.parse(argc, argv);
@@ -216,6 +216,7 @@ int main(int argc, char **argv) {
     job.units = static_cast<std::uint64_t>(users);
     job.epochs = epochs;
     job.task_ms = task_ms;
+    job.max_task_units = sf.task_max;
     job.tasks_per_clock = tpc;
     job.initial_task_units = 8;
     job.checkpoint_store = ck.every > 0 ? store.get() : nullptr;
