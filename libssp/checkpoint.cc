@@ -204,10 +204,17 @@ SnapshotInfo Checkpointer::restore(const SnapshotStore &store,
     const std::string &id = snap.id();
     man = snap.manifest();
     info.id = id;
-    info.clock = man.at("clock").get<std::int64_t>();
-    info.workers = man.at("workers").get<int>();
-    info.servers = man.at("servers").get<int>();
+    const std::string mname = snap.manifest_name();
+    info.clock = manifest_int<std::int64_t>(man, "clock", mname);
+    info.workers = manifest_int<int>(man, "workers", mname);
+    info.servers = manifest_int<int>(man, "servers", mname);
     info.has_job = !man.at("job").is_null();
+    if (info.has_job) {
+      const auto &j = man.at("job");
+      info.job_executors = manifest_int<int>(j, "executors", mname);
+      info.job_units = manifest_int<std::uint64_t>(j, "units", mname);
+      info.job_epochs = manifest_int<int>(j, "epochs", mname);
+    }
     const auto &tv = man.at("tables");
     if (tv.size() != tables_.size())
       throw Error(Errc::invalid_argument,
@@ -217,8 +224,8 @@ SnapshotInfo Checkpointer::restore(const SnapshotStore &store,
       const auto &t = tables_[k];
       const std::string n = tv[k].at("name").get<std::string>();
       const std::string ty = tv[k].at("type").get<std::string>();
-      const auto rows = tv[k].at("rows").get<std::int64_t>();
-      const auto cols = tv[k].at("cols").get<std::int64_t>();
+      const auto rows = manifest_int<std::int64_t>(tv[k], "rows", mname);
+      const auto cols = manifest_int<std::int64_t>(tv[k], "cols", mname);
       if (n != t.name || ty != kind_name(t.kind) || rows != t.rows || cols != t.cols)
         throw Error(Errc::invalid_argument,
                     "ssp: restore: table " + std::to_string(k) + " is '" + n + "' " +
@@ -229,7 +236,7 @@ SnapshotInfo Checkpointer::restore(const SnapshotStore &store,
     // Remap the logical shards onto this run's servers and load the ones this rank owns.
     for (std::size_t k = 0; k < tv.size(); ++k) {
       const auto &t = tables_[k];
-      const int L = tv[k].at("logical_servers").get<int>();
+      const int L = manifest_int<int>(tv[k], "logical_servers", mname);
       if (L < servers_)
         throw Error(Errc::invalid_argument,
                     "ssp: restore: table '" + t.name + "' has " + std::to_string(L) +
@@ -255,11 +262,10 @@ SnapshotInfo Checkpointer::restore(const SnapshotStore &store,
       }
     }
     if (rank_ == 0 && info.has_job) {
-      const auto &j = man.at("job");
       SchedulerSpec sp;
-      sp.executors = j.at("executors").get<int>();
-      sp.units = j.at("units").get<std::uint64_t>();
-      sp.epochs = j.at("epochs").get<int>();
+      sp.executors = info.job_executors;
+      sp.units = info.job_units;
+      sp.epochs = info.job_epochs;
       sp.tasks_per_clock = workers_;
       std::vector<std::string> queues, states;
       for (int e = 0; e < sp.executors; ++e) {
@@ -274,14 +280,10 @@ SnapshotInfo Checkpointer::restore(const SnapshotStore &store,
     }
   });
   if (info.has_job) {
-    const auto &j = man.at("job");
     restored_job_ = true;
-    r_executors_ = j.at("executors").get<int>();
-    r_units_ = j.at("units").get<std::uint64_t>();
-    r_epochs_ = j.at("epochs").get<int>();
-    info.job_executors = r_executors_;
-    info.job_units = r_units_;
-    info.job_epochs = r_epochs_;
+    r_executors_ = info.job_executors;
+    r_units_ = info.job_units;
+    r_epochs_ = info.job_epochs;
   }
   return info;
 }

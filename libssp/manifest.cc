@@ -136,7 +136,7 @@ SnapshotReader::SnapshotReader(const SnapshotStore &store, std::string id)
       for (const auto &p : man_.at("parts")) {
         PartSum s;
         s.name = p.at("name").get<std::string>();
-        s.bytes = p.at("bytes").get<std::uint64_t>();
+        s.bytes = manifest_int<std::uint64_t>(p, "bytes", mname);
         const std::string c = p.at("crc32").get<std::string>();
         const bool hex = c.size() == 8 && std::all_of(c.begin(), c.end(), [](char x) {
                            return (x >= '0' && x <= '9') || (x >= 'a' && x <= 'f');
@@ -228,9 +228,10 @@ SnapshotCheck verify_snapshot(const SnapshotStore &store, const std::string &id)
   c.id = r.id();
   try {
     const auto &m = r.manifest();
-    c.clock = m.at("clock").get<std::int64_t>();
-    c.workers = m.at("workers").get<int>();
-    c.servers = m.at("servers").get<int>();
+    const std::string mname = r.manifest_name();
+    c.clock = manifest_int<std::int64_t>(m, "clock", mname);
+    c.workers = manifest_int<int>(m, "workers", mname);
+    c.servers = manifest_int<int>(m, "servers", mname);
     c.has_job = !m.at("job").is_null();
   } catch (const nlohmann::json::exception &e) {
     throw Error(Errc::corrupt, "snapshot manifest '" + r.manifest_name() + "': " + e.what());

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,27 @@ std::vector<PartSum> get_sums(Reader &r);
 
 // The manifest's "parts" array: [{"name", "bytes", "crc32" (8 hex digits)}] sorted by name.
 nlohmann::json sums_to_json(std::vector<PartSum> sums);
+
+// The whole number `key` of the JSON object `o` (of snapshot manifest `mname`) as T.  Throws
+// Error(corrupt) naming the field unless it is a JSON integer in T's range (nlohmann's get<T>()
+// converts a fraction, or a number out of range, unchecked: a float out of an integer's range
+// is undefined behaviour); nlohmann's exceptions when `key` is missing.
+template <class T>
+T manifest_int(const nlohmann::json &o, const char *key, const std::string &mname) {
+  static_assert(std::numeric_limits<T>::is_integer, "manifest_int reads integers");
+  const nlohmann::json &v = o.at(key);
+  constexpr auto hi = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+  constexpr auto lo = static_cast<std::int64_t>(std::numeric_limits<T>::min());
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= hi)
+    return static_cast<T>(v.get<std::uint64_t>());
+  if (v.is_number_integer() && !v.is_number_unsigned()) {
+    const auto x = v.get<std::int64_t>();
+    if (x >= lo && (x < 0 || static_cast<std::uint64_t>(x) <= hi)) return static_cast<T>(x);
+  }
+  throw Error(Errc::corrupt, "snapshot manifest '" + mname + "': " + key + ": '" + v.dump() +
+                                 "' is not a whole number from " + std::to_string(lo) + " to " +
+                                 std::to_string(hi));
+}
 
 // The snapshot named by `latest` (or by `id`) of a store, read through its manifest.
 class SnapshotReader {

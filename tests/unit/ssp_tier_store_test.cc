@@ -186,6 +186,30 @@ TEST_F(SspTierStore, ACorruptedPartIsDetectedAndNamed) {
             ssp::Errc::corrupt);
 }
 
+TEST_F(SspTierStore, AManifestNumberOutOfRangeIsNamed) {
+  // A fraction, or a number beyond the field's type, is refused by name (it was converted
+  // unchecked before: a float beyond an integer's range is undefined behaviour).
+  ssp::TierSnapshotStore s{autotune::TierStore(options())};
+  write_snapshot(s, 13, 2, 256 * 1024);
+  const std::string name = "c000000000013.manifest";
+  const auto good = nlohmann::json::parse(s.get(name));
+  struct Case {
+    const char *field;
+    nlohmann::json value;
+  } cases[] = {{"clock", 3.3e25}, {"clock", 2.5}, {"workers", 10000000000LL}, {"servers", -1e300}};
+  for (const auto &c : cases) {
+    auto m = good;
+    m[c.field] = c.value;
+    s.put(name, m.dump());
+    std::string msg;
+    EXPECT_EQ(code_of([&] { ssp::verify_snapshot(s); }, &msg), ssp::Errc::corrupt) << c.field;
+    EXPECT_NE(msg.find(std::string(c.field) + ": '"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("is not a whole number"), std::string::npos) << msg;
+  }
+  s.put(name, good.dump());
+  EXPECT_EQ(ssp::verify_snapshot(s).clock, 13);
+}
+
 TEST_F(SspTierStore, APartFromAnotherSnapshotDoesNotMatchTheManifest) {
   // Each object is whole and verified by the tier store; only the manifest can tell that a
   // shard was replaced by another (validly framed) one, e.g. by a run that crashed half-way
