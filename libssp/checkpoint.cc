@@ -195,14 +195,13 @@ void Checkpointer::on_shards_done(Reader &r) {
 SnapshotInfo Checkpointer::restore(const SnapshotStore &store,
                                    const std::function<void(int, int)> &remap) {
   SnapshotInfo info;
-  nlohmann::json man;
   all_or_none(comm_, rank_, [&] {
     // Trusted only through the manifest: every part it lists must be there before any is loaded,
     // and each is checked against it as it is loaded.
     const SnapshotReader snap(store);
     snap.check_present();
     const std::string &id = snap.id();
-    man = snap.manifest();
+    const nlohmann::json &man = snap.manifest();
     info.id = id;
     const std::string mname = snap.manifest_name();
     info.clock = manifest_int<std::int64_t>(man, "clock", mname);
