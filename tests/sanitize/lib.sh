@@ -49,12 +49,13 @@ sanitized_build() {
   step make -C "$dir" -j"$(nproc)" "$@" >"$dir/make.out" 2>&1 || { tail -n 40 "$dir/make.out" >&2; return 1; }
 }
 
-# reports PHASE: every sanitizer report written since the last call (one file per process,
-# log_path) is shown and counted as a failure, then kept in $reports/PHASE/.
+# reports PHASE [DIR]: every sanitizer report written into DIR (default $reports; one file per
+# process, log_path) since the last call is shown and counted as a failure, then kept in
+# $reports/PHASE/.
 reports() {
-  local phase=$1 f n=0
+  local phase=$1 dir=${2:-$reports} f n=0
   mkdir -p "$reports/$phase"
-  for f in "$reports"/*.[0-9]*; do
+  for f in "$dir"/*.[0-9]*; do
     [ -f "$f" ] || continue
     n=$((n + 1))
     echo "---- sanitizer report ($phase): $f" >&2
@@ -94,11 +95,25 @@ run_asan() {
     install-sspincludeHEADERS install-sspautotuneHEADERS install-pkgconfigDATA >"$b/install.out" 2>&1 \
     || { tail -n 20 "$b/install.out" >&2; failed=$((failed + 1)); return; }
   # Reports go to files (log_path) so that none is lost in a test that expects its program to fail.
-  export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:print_stacktrace=1:log_path=$reports/asan"
+  asan_options() {  # asan_options DIR: reports into DIR
+    export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:print_stacktrace=1:log_path=$1/asan"
+    export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$1/ubsan"
+  }
+  asan_options "$reports"
   export LSAN_OPTIONS="suppressions=$top/tests/sanitize/lsan.supp:print_suppressions=0"
-  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan"
   # tests/sanitize/run-mpi compiles ssp.test's program with mpicxx: the same compiler and flags.
   export AUTOTUNE_SANITIZE_FLAGS=$ASAN_FLAGS CXX=${ASAN_CC##* }
+
+  # The MPI tests run beside the unit tests: their programs are built and libssp installed, and
+  # about half of their time is spent waiting (ranks starting, timeouts, srun), which the unit
+  # tests' compile fills.  Their reports go to a directory of their own.
+  say "MPI tests with the sanitized programs (tests/sanitize/run-mpi $b), beside the unit tests"
+  local mpi_reports=$reports/mpi-run mpi_pid
+  mkdir -p "$mpi_reports"
+  out=$b/mpi.out
+  ( asan_options "$mpi_reports"
+    timed "asan MPI tests" "$top/tests/sanitize/run-mpi" "$b" >"$out" 2>"$b/mpi.err" ) &
+  mpi_pid=$!
 
   say "unit tests under ASan + UBSan (make check in $b)"
   # But for the tests of the build system itself (configure's messages, the plugins' exported
@@ -106,24 +121,24 @@ run_asan() {
   local tests
   tests=$(printf 'print-tests:\n\t@echo $(TESTS)\n' | make -s -C "$b" -f Makefile -f - print-tests)
   tests=$(printf '%s\n' $tests | grep -vE '/(configure_errors|plugin_abi|link_deps)\.sh$' | tr '\n' ' ')
-  [ -n "${tests// /}" ] || { failed=$((failed + 1)); say "no unit tests found in $b/Makefile (TESTS)"; return; }
-  unit_make_vars+=("TESTS=$tests")
-  timed "asan make check" unit_tests "$b"
+  if [ -n "${tests// /}" ]; then
+    unit_make_vars+=("TESTS=$tests")
+    timed "asan make check" unit_tests "$b"
+  else
+    failed=$((failed + 1)); say "no unit tests found in $b/Makefile (TESTS)"
+  fi
   reports "make-check"
 
-  say "MPI tests with the sanitized programs (tests/sanitize/run-mpi $b)"
-  # Debian's Open MPI has no frame pointers: the slow unwinder takes the stacks of what it
-  # allocates down to MPI_Init, where tests/sanitize/lsan.supp can match them.
-  ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
-  out=$b/mpi.out
-  timed "asan MPI tests" "$top/tests/sanitize/run-mpi" "$b" | tee "$out"
+  wait "$mpi_pid"
+  say "MPI tests with the sanitized programs:"
+  cat "$out"; cat "$b/mpi.err" >&2
   summary=$(tail -n 1 "$out")
   case "$summary" in
     PASS=*) p=${summary#PASS=}; p=${p%% *}; f=${summary##*FAIL=} ;;
     *) p=0; f=1 ;;
   esac
   passed=$((passed + p)); failed=$((failed + f))
-  reports "mpi"
+  reports "mpi" "$mpi_reports"
 }
 
 run_tsan() {
