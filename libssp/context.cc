@@ -71,7 +71,7 @@ struct Context::Impl {
         tx(s.comm, s.opt.idle_sleep_us),
         profiler(tx, comm, rank, size, S, role, opt.profile, opt.app, policy, s.penv),
         server(tx, tables, rank, S, W),
-        worker(tx, tables, policy, S, opt.flush_bytes, profiler),
+        worker(tx, tables, policy, S, opt.flush_bytes, opt.fresh_reads, profiler),
         coord(tx, server, profiler, rank, S, W),
         ckpt(tx, comm, tables, server, coord, policy, rank, S, W) {
     profiler.rebase(0);
@@ -127,6 +127,9 @@ struct Context::Impl {
         break;
       case kGet:
         server.on_get(m, r);
+        break;
+      case kGetFresh:
+        server.on_get_fresh(m, r);
         break;
       case kWait:
         server.on_wait(m.source, r);

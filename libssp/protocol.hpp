@@ -24,7 +24,9 @@ enum MsgType : std::uint8_t {
   kTaskReq = 8,      // w->0  i64 clock, u8 has_done, [i64 task, f64 seconds, str state]
   kTaskReply = 9,    // 0->w  i64 min, u8 decision, [grant | i64 checkpoint clock]
   kShardsDone = 10,  // s->0  i64 seq, the sums of the parts written (manifest.hpp)
-  kProfileStop = 11  // 0->*  (control tag)
+  kProfileStop = 11,  // 0->*  (control tag)
+  kGetFresh = 12,     // w->s  as kGet; answered at once: kGetReply when need <= min, else kNotYet
+  kNotYet = 13        // s->w  i64 min
 };
 
 // What a barrier is for: a plain one (barrier(), end of run()), a checkpoint inside run() or the

@@ -106,6 +106,17 @@ void Server::on_get(Message &m, Reader &r) {
     deferred_gets_.push_back(std::move(m));
 }
 
+void Server::on_get_fresh(const Message &m, Reader &r) {
+  if (r.get<std::int64_t>() <= vc_.min()) {
+    answer_get(m.source, m.data);
+    return;
+  }
+  Writer w;
+  w.put<std::uint8_t>(kNotYet);
+  w.put<std::int64_t>(vc_.min());
+  reply(m.source, w);
+}
+
 void Server::on_wait(int src, Reader &r) {
   const auto need = r.get<std::int64_t>();
   if (need <= vc_.min()) {

@@ -51,6 +51,8 @@ class Server {
   bool on_flush(int src, Reader &r);
   // kGet: answers now, or defers `m` until the minimum clock is high enough.
   void on_get(Message &m, Reader &r);
+  // kGetFresh: answers now, with the rows when the minimum clock is high enough, else kNotYet.
+  void on_get_fresh(const Message &m, Reader &r);
   // kWait: answers now, or once the minimum clock is high enough.
   void on_wait(int src, Reader &r);
   // kBarrier: counts the arrival; true (with the barrier's kind and seq) when every worker is in.

@@ -138,24 +138,26 @@ bool Transport::poll(Message &out) {
 
 Message Transport::recv_from(int source, int tag) {
   unsigned idle = 0;
-  for (;;) {
-    int flag = 0;
-    MPI_Status st;
-    check(MPI_Iprobe(source, tag, comm_, &flag, &st), "MPI_Iprobe");
-    if (flag) {
-      int n = 0;
-      MPI_Get_count(&st, MPI_BYTE, &n);
-      Message m;
-      m.source = source;
-      m.tag = tag;
-      m.data = receive_buffer(static_cast<std::size_t>(n));
-      check(MPI_Recv(m.data.data(), n, MPI_BYTE, source, tag, comm_, MPI_STATUS_IGNORE),
-            "MPI_Recv");
-      return m;
-    }
+  Message m;
+  while (!try_recv_from(source, tag, m)) {
     if (!reqs_.empty() && (idle & 15) == 0) progress();
     backoff(idle);
   }
+  return m;
+}
+
+bool Transport::try_recv_from(int source, int tag, Message &out) {
+  int flag = 0;
+  MPI_Status st;
+  check(MPI_Iprobe(source, tag, comm_, &flag, &st), "MPI_Iprobe");
+  if (!flag) return false;
+  int n = 0;
+  MPI_Get_count(&st, MPI_BYTE, &n);
+  out.source = source;
+  out.tag = tag;
+  out.data = receive_buffer(static_cast<std::size_t>(n));
+  check(MPI_Recv(out.data.data(), n, MPI_BYTE, source, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+  return true;
 }
 
 void Transport::backoff(unsigned &idle) const {

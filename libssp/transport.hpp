@@ -46,6 +46,8 @@ class Transport {
   bool poll(Message &out);
   // Waits for the next message from `source` with `tag`.
   Message recv_from(int source, int tag);
+  // The next message from `source` with `tag`, if one has arrived (never waits).
+  bool try_recv_from(int source, int tag, Message &out);
   // Frees the buffers of completed sends.
   void progress();
   // Waits for every pending send.

@@ -20,15 +20,18 @@ namespace {
 constexpr std::int64_t kFetchBlock = 64;
 // get_at() of fewer rows fetches their blocks; of more, exactly the rows that miss.
 constexpr std::int64_t kFewRows = 8;
+// fresh_reads: the shortest time between two kGetFresh while the servers are behind.
+constexpr double kFreshRetryS = 0.001;
 }  // namespace
 
 Worker::Worker(Transport &tx, const Tables &tables, const ConsistencyPolicy &policy, int servers,
-               std::size_t flush_bytes, Profiler &profiler)
+               std::size_t flush_bytes, bool fresh_reads, Profiler &profiler)
     : tx_(tx),
       tables_(tables),
       policy_(policy),
       servers_(servers),
       flush_bytes_(flush_bytes),
+      fresh_reads_(fresh_reads),
       profiler_(profiler),
       known_min_(static_cast<std::size_t>(servers), 0),
       prefetching_(static_cast<std::size_t>(servers), 0) {}
@@ -79,19 +82,19 @@ void Worker::ensure_pending(const TableShape &t, Cache &c) {
   c.dirty.assign(static_cast<std::size_t>(t.rows), 0);
 }
 
-std::vector<int> Worker::send_get(int id, const std::vector<ShardMap::Piece> &pieces) {
+std::vector<int> Worker::send_get(int id, const std::vector<ShardMap::Piece> &pieces,
+                                  std::uint8_t type, std::int64_t need) {
   const TableShape &t = tables_[static_cast<std::size_t>(id)];
   const int S = servers_;
   std::vector<std::vector<const ShardMap::Piece *>> by(static_cast<std::size_t>(S));
   for (const auto &p : pieces)
     by[static_cast<std::size_t>(t.map.server_of_shard(p.shard))].push_back(&p);
-  const std::int64_t need = policy_.required_min_clock(clock_);
   std::vector<int> asked;
   for (int s = 0; s < S; ++s) {
     const auto &v = by[static_cast<std::size_t>(s)];
     if (v.empty()) continue;
     Writer w;
-    w.put<std::uint8_t>(kGet);
+    w.put<std::uint8_t>(type);
     w.put<std::int64_t>(need);
     w.put<std::int32_t>(id);
     w.put<std::uint32_t>(static_cast<std::uint32_t>(v.size()));
@@ -107,7 +110,13 @@ std::vector<int> Worker::send_get(int id, const std::vector<ShardMap::Piece> &pi
 
 void Worker::take_get_reply(int s, Message &&m) {
   Reader r(m.data, "get reply");
-  if (r.get<std::uint8_t>() != kGetReply) throw Error(Errc::internal, "ssp: expected a get reply");
+  const auto type = r.get<std::uint8_t>();
+  if (type == kNotYet) {  // a kGetFresh the servers were not ready for
+    note_min(s, r.get<std::int64_t>());
+    tx_.recycle(std::move(m.data));
+    return;
+  }
+  if (type != kGetReply) throw Error(Errc::internal, "ssp: expected a get reply");
   const auto mn = r.get<std::int64_t>();
   note_min(s, mn);
   const auto id = r.get<std::int32_t>();
@@ -134,7 +143,8 @@ Message Worker::reply_from(int s) {
   for (;;) {
     Message m = tx_.recv_from(s, kTagReply);
     auto &p = prefetching_[static_cast<std::size_t>(s)];
-    if (p > 0 && !m.data.empty() && static_cast<std::uint8_t>(m.data[0]) == kGetReply) {
+    const auto type = m.data.empty() ? std::uint8_t{0} : static_cast<std::uint8_t>(m.data[0]);
+    if (p > 0 && (type == kGetReply || type == kNotYet)) {
       take_get_reply(s, std::move(m));
       --p;
       continue;
@@ -152,12 +162,37 @@ void Worker::drain_prefetches() {
   for (auto &c : caches_) c.prefetching = false;
 }
 
+void Worker::take_arrived() {
+  for (int s = 0; s < servers_; ++s) {
+    auto &p = prefetching_[static_cast<std::size_t>(s)];
+    Message m;
+    while (p > 0 && tx_.try_recv_from(s, kTagReply, m)) {
+      take_get_reply(s, std::move(m));
+      --p;
+    }
+  }
+}
+
+void Worker::ask_fresh(int id) {
+  const TableShape &t = tables_[static_cast<std::size_t>(id)];
+  const Cache &c = caches_[static_cast<std::size_t>(id)];
+  if (*std::min_element(c.stamp.begin(), c.stamp.end()) >= clock_) return;  // fresh already
+  for (int p : prefetching_)
+    if (p > 0) return;  // an answer is on its way
+  const double now = wall_now_s();
+  if (fresh_asked_at_ >= 0 && now - fresh_asked_at_ < kFreshRetryS) return;
+  fresh_asked_at_ = now;
+  for (int s : send_get(id, t.map.split(0, t.rows), kGetFresh, clock_))
+    ++prefetching_[static_cast<std::size_t>(s)];
+}
+
 void Worker::prefetch() {
   for (std::size_t id = 0; id < tables_.size(); ++id) {
     Cache &c = caches_[id];
     if (c.read_whole_at != clock_ - 1) continue;
     const TableShape &t = tables_[id];
-    for (int s : send_get(static_cast<int>(id), t.map.split(0, t.rows)))
+    for (int s : send_get(static_cast<int>(id), t.map.split(0, t.rows), kGet,
+                          policy_.required_min_clock(clock_)))
       ++prefetching_[static_cast<std::size_t>(s)];
     c.prefetching = true;
   }
@@ -165,7 +200,8 @@ void Worker::prefetch() {
 
 void Worker::fetch(int id, const std::vector<ShardMap::Piece> &pieces) {
   drain_prefetches();  // no other get reply is outstanding while this one is awaited
-  for (int s : send_get(id, pieces)) take_get_reply(s, tx_.recv_from(s, kTagReply));
+  for (int s : send_get(id, pieces, kGet, policy_.required_min_clock(clock_)))
+    take_get_reply(s, tx_.recv_from(s, kTagReply));
 }
 
 void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
@@ -175,8 +211,12 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
     invalid("table '" + t.name + "': rows [" + std::to_string(first) + ", " +
             std::to_string(first + count) + ") are outside 0.." + std::to_string(t.rows));
   ensure_cache(t, c);
-  if (c.prefetching) drain_prefetches();
-  if (first == 0 && count == t.rows) c.read_whole_at = clock_;
+  if (c.prefetching)
+    drain_prefetches();
+  else if (fresh_reads_)
+    take_arrived();
+  const bool whole = first == 0 && count == t.rows;
+  if (whole) c.read_whole_at = clock_;
   auto usable = [&](std::int64_t r) {
     const auto i = static_cast<std::size_t>(r);
     return c.stamp[i] != kNone && policy_.cache_usable(c.stamp[i], c.fetched_at[i], clock_);
@@ -206,6 +246,7 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
     close(hi);
     fetch(id, need);
   }
+  if (fresh_reads_ && whole) ask_fresh(id);
   if (c.dirty_rows.empty()) {
     std::memcpy(out, &c.rows[static_cast<std::size_t>(first) * t.rb],
                 static_cast<std::size_t>(count) * t.rb);

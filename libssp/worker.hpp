@@ -9,7 +9,10 @@
 // Reads go through the cache under the consistency policy (a miss fetches the aligned block of
 // kFetchBlock rows around it; a table read whole in a clock is asked for again, whole, as soon as
 // the next clock starts, and its reply stored when it arrives or at the first read, whichever
-// comes first), the worker's own unsent increments are added in (read-my-writes);
+// comes first; with fresh_reads, a whole read whose rows are older than this worker's clock then
+// asks for them again (kGetFresh, answered at once: the rows once every worker has reached this
+// clock, else kNotYet), and a later read stores the answer if it has arrived, never waiting for
+// it), the worker's own unsent increments are added in (read-my-writes);
 // increments are sent batched per server at clock(), at barriers, or early past flush_bytes.
 // run_tasks() is the worker loop of Context::run(): ask rank 0 for a micro-task, run it, report
 // it, clock or checkpoint when told.  It tells the Profiler its clocks and samples.
@@ -35,7 +38,7 @@ namespace ssp {
 class Worker {
  public:
   Worker(Transport &tx, const Tables &tables, const ConsistencyPolicy &policy, int servers,
-         std::size_t flush_bytes, Profiler &profiler);
+         std::size_t flush_bytes, bool fresh_reads, Profiler &profiler);
 
   // The table just appended to `tables` (nothing cached or buffered yet).
   void add_table();
@@ -80,9 +83,10 @@ class Worker {
   void ensure_cache(const TableShape &t, Cache &c);
   void ensure_pending(const TableShape &t, Cache &c);
   void mark_dirty(const TableShape &t, Cache &c, std::int64_t r);
-  // Asks the servers for `pieces` of table `id` under the policy at this clock; returns the
-  // servers asked (one kGet each).
-  std::vector<int> send_get(int id, const std::vector<ShardMap::Piece> &pieces);
+  // Asks the servers for `pieces` of table `id` as of minimum clock `need` (a kGet, or a
+  // kGetFresh: `type`); returns the servers asked (one message each).
+  std::vector<int> send_get(int id, const std::vector<ShardMap::Piece> &pieces, std::uint8_t type,
+                            std::int64_t need);
   // Stores a kGetReply from server `s` in its table's cache, stamped with this clock; its buffer
   // goes back to the transport.
   void take_get_reply(int s, Message &&m);
@@ -93,6 +97,12 @@ class Worker {
   void prefetch();
   // Waits for every outstanding prefetch reply and stores it.
   void drain_prefetches();
+  // Stores the prefetch replies that have arrived (never waits).
+  void take_arrived();
+  // fresh_reads: after a whole read of table `id` whose rows are older than this clock, asks
+  // for them again (kGetFresh), unless a request is on its way or the last was answered kNotYet
+  // less than kFreshRetryS ago.
+  void ask_fresh(int id);
   void fetch(int id, const std::vector<ShardMap::Piece> &pieces);
   // Whether a cached row may be read under the policy.
   bool usable(const Cache &c, std::int64_t r) const;
@@ -109,11 +119,13 @@ class Worker {
   const ConsistencyPolicy &policy_;
   const int servers_;
   const std::size_t flush_bytes_;
+  const bool fresh_reads_;
   Profiler &profiler_;
 
   std::int64_t clock_ = 0;
   std::vector<std::int64_t> known_min_;  // per server
   std::vector<int> prefetching_;         // per server: prefetch replies not yet received
+  double fresh_asked_at_ = -1;           // wall time of the last kGetFresh (fresh_reads)
   std::vector<Cache> caches_;            // per table
   std::size_t dirty_bytes_ = 0;
   bool in_run_ = false;

@@ -8,6 +8,12 @@
 //        next clock starts) while increments are sent early (flush_bytes at its minimum): every
 //        read must see all of the worker's own increments, and every other worker's of clocks
 //        <= c-s-1; the sums are exact after a final barrier.
+//   ssp_check fresh 1|0 [CLOCKS]  SSP(2), a table read whole: after each clock() every worker
+//        reads it every millisecond until it sees the other workers' increments of the clock just
+//        ended (or a time limit passes).  With Options::fresh_reads (1) every wait must end within
+//        the clock, once the others have clocked too; without (0) the table is fetched once per
+//        clock, so the waits of the workers that clock first must run out, which shows the check
+//        can fail.  Every read is checked against the bound and read-my-writes, the sums at the end.
 //   ssp_check badconfig servers|staleness|rows   a bad configuration: every rank must fail at
 //        construction with one clear line ("rank R: error: ...") and exit 3.
 //   ssp_check tasks        micro-task scheduling with worker 0 slowed 3x: every unit run exactly
@@ -204,6 +210,74 @@ int prefetch_mode(int clocks) {
     std::printf("%s prefetch (%s): %ld whole-table reads by %d workers, %ld violations\n",
                 agg[1] == 0 ? "ok" : "FAIL", ctx.policy().name().c_str(), agg[0], W, agg[1]);
     std::printf("%s prefetch sums exact after the final barrier: %s\n", sums_ok ? "ok" : "FAIL",
+                sums_ok ? "every cell as expected" : "a cell differs");
+  }
+  return bad;
+}
+
+int fresh_mode(bool fresh, int clocks) {
+  ssp::Options o;
+  o.staleness = 2;
+  o.servers = 1;
+  o.fresh_reads = fresh;
+  ssp::Context ctx(MPI_COMM_WORLD, o);
+  const int W = ctx.workers();
+  auto t = ctx.table<std::int32_t>("t", W, 1);
+  // Generous when the others are expected to show up (a sanitized run on a loaded machine),
+  // short when they cannot.
+  const int limit_ms = fresh ? 20000 : 200;
+  long waits = 0, seen = 0, violations = 0;
+  std::string first_violation;
+  if (ctx.is_worker()) {
+    const int me = ctx.worker_index();
+    std::vector<std::int32_t> m(static_cast<std::size_t>(W));
+    const std::int32_t one = 1;
+    int mine = 0;
+    for (int c = 0; c < clocks; ++c) {
+      t.inc_rows(me, 1, &one);
+      ++mine;
+      ctx.clock();
+      const long cur = ctx.current_clock();
+      bool all = false;
+      for (int k = 0; k < limit_ms && !all; ++k) {
+        if (k) usleep(1000);
+        t.get_rows(0, W, m.data());
+        all = true;
+        for (int w = 0; w < W; ++w) {
+          // this worker's own increments, every other's of clocks <= cur-s-1 (the bound), and
+          // whether every other's of the clock just ended (all `cur` of them) have arrived
+          const long v = m[static_cast<std::size_t>(w)];
+          const long need = w == me ? mine : std::max(0L, cur - o.staleness);
+          if ((w == me && v != need) || v < need) {
+            if (violations++ == 0)
+              first_violation = "worker " + std::to_string(me) + " at clock " +
+                                std::to_string(cur) + " read cell " + std::to_string(w) + " = " +
+                                std::to_string(v) + ", expected " + (w == me ? "" : "at least ") +
+                                std::to_string(need);
+          }
+          if (w != me && v < cur) all = false;
+        }
+      }
+      ++waits;
+      if (all) ++seen;
+    }
+  }
+  const auto all_rows = t.pull_all();
+  bool sums_ok = true;
+  for (auto v : all_rows) sums_ok = sums_ok && v == clocks;
+  long tot[3] = {waits, seen, violations}, agg[3];
+  MPI_Reduce(tot, agg, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Bcast(agg, 3, MPI_LONG, 0, MPI_COMM_WORLD);
+  if (violations)
+    std::fprintf(stderr, "rank %d: first violation: %s\n", g_rank, first_violation.c_str());
+  const bool as_expected = fresh ? agg[1] == agg[0] : agg[1] < agg[0];
+  const int bad = all_ok(MPI_COMM_WORLD, violations == 0 && sums_ok && as_expected);
+  if (g_rank == 0) {
+    std::printf("%s fresh reads %s (%s): %ld of %ld waits by %d workers saw the others' last clock "
+                "within the clock (expected: %s), %ld violations\n",
+                as_expected && agg[2] == 0 ? "ok" : "FAIL", fresh ? "on" : "off",
+                ctx.policy().name().c_str(), agg[1], agg[0], W, fresh ? "all" : "not all", agg[2]);
+    std::printf("%s fresh reads sums exact after the final barrier: %s\n", sums_ok ? "ok" : "FAIL",
                 sums_ok ? "every cell as expected" : "a cell differs");
   }
   return bad;
@@ -528,6 +602,8 @@ int main(int argc, char **argv) {
       bad = staleness_mode(argv[2], argc > 3 ? std::atoi(argv[3]) : 30);
     else if (mode == "prefetch")
       bad = prefetch_mode(argc > 2 ? std::atoi(argv[2]) : 30);
+    else if (mode == "fresh" && argc > 2)
+      bad = fresh_mode(std::atoi(argv[2]) != 0, argc > 3 ? std::atoi(argv[3]) : 10);
     else if (mode == "tasks")
       bad = tasks_mode();
     else if (mode == "ckpt-save" && argc > 3)
@@ -536,7 +612,8 @@ int main(int argc, char **argv) {
       bad = ckpt_mode(false, argv[2], -1);
     else if (g_rank == 0)
       std::fprintf(stderr,
-                   "usage: ssp_check staleness S|asp [CLOCKS] | prefetch [CLOCKS] | badconfig "
+                   "usage: ssp_check staleness S|asp [CLOCKS] | prefetch [CLOCKS] | fresh 1|0 "
+                   "[CLOCKS] | badconfig "
                    "servers|staleness|rows | "
                    "tasks | ckpt-save DIR CLOCK | ckpt-resume DIR\n");
   } catch (const std::exception &e) {

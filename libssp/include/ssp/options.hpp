@@ -29,6 +29,14 @@ struct Options {
   // A worker sends its buffered increments early (before clock()) once they exceed this many
   // bytes.  Allowed: 1 KiB .. 1 GiB.
   std::size_t flush_bytes = std::size_t{4} << 20;
+  // A table a worker reads whole is read fresh within the clock: once the servers' minimum clock
+  // has caught up with the worker's, the next read asks for the rows again (a request answered
+  // at once, repeated at most every millisecond until then) and later reads use them.  The
+  // staleness bound is unchanged; reads are as fresh as every worker's last clock instead of as
+  // the clock the worker started from (about one clock fresher when the workers keep pace, so
+  // that SSP's dense models train as BSP's do).  Costs one more transfer of the table per clock.
+  // false: a table is fetched once per clock.
+  bool fresh_reads = true;
   // Longest sleep (microseconds) between polls while a rank waits for a message; waiting ranks
   // sleep instead of spinning so that oversubscribed nodes keep their cores for computing.
   // 0 spins.  Allowed: 0 .. 100000.
