@@ -161,6 +161,7 @@ int ssp_main(const ClassifierProgram &p, int argc, char **argv) {
     o.staleness = sf.staleness;
     o.servers = sf.servers;
     o.logical_servers = sf.logical;
+    o.fresh_reads = sf.fresh_reads;
     o.app = p.name;
     // A dense model is dirtied whole by every step: sending it early, before the clock, each
     // time the buffered increments pass flush_bytes would send it once per step instead of once

@@ -125,6 +125,9 @@ void add_ssp_flags(Flags &f, const SspFlagHelp &h) {
         "at most N " + h.work_unit + " in a micro-task (0: no bound); the shorter of this and "
         "--task-ms wins, so that the staleness in steps stays the same on a faster machine");
   f.add("tasks-per-clock", "N", "0", "micro-tasks per clock (0: one per worker)");
+  f.add("fresh-reads", "0|1", "1",
+        "1: a model read whole is fetched again within the clock once every worker has finished "
+        "the previous one (libssp's Options::fresh_reads); 0: once per clock");
   f.add("straggler-rank", "R", "-1", "rank to slow down (a worker; -1: none)");
   f.add("straggler-factor", "F", "1", "the straggler's " + h.unit + " take F times as long");
   f.add("straggler-delay-ms", "MS", "0", "extra delay after each of the straggler's " + h.unit);
@@ -142,6 +145,7 @@ SspFlags ssp_flags(const Flags &f) {
   s.task_ms = f.real("task-ms", 1, 900);
   s.task_max = static_cast<std::uint64_t>(f.integer("task-max", 0, 1000000000));
   s.tasks_per_clock = static_cast<int>(f.integer("tasks-per-clock", 0, 1000000));
+  s.fresh_reads = f.integer("fresh-reads", 0, 1) == 1;
   s.straggler = static_cast<int>(f.integer("straggler-rank", -1, 1 << 20));
   s.straggler_factor = f.real("straggler-factor", 1, 1000);
   s.straggler_delay_s = f.real("straggler-delay-ms", 0, 1e6) / 1000.0;

@@ -46,8 +46,8 @@ class Flags {
 int parse_staleness(const std::string &v);
 
 // The parameter-server flags the libssp examples share: --staleness, --servers,
-// --logical-servers, --executors, --task-ms, --task-max, --tasks-per-clock and the straggler's
-// three.
+// --logical-servers, --executors, --task-ms, --task-max, --tasks-per-clock, --fresh-reads and
+// the straggler's three.
 struct SspFlagHelp {
   std::string shards;             // what the logical servers hold, e.g. "model shards"
   std::string executors_default;  // --executors' default, e.g. "4 per worker"
@@ -63,6 +63,7 @@ struct SspFlags {
   double task_ms = 5;
   std::uint64_t task_max = 0;  // 0: no bound
   int tasks_per_clock = 0;
+  bool fresh_reads = true;
   int straggler = -1;  // -1: none
   double straggler_factor = 1;
   double straggler_delay_s = 0;

@@ -180,6 +180,7 @@ int main(int argc, char **argv) {
     o.staleness = staleness;
     o.servers = servers;
     o.logical_servers = logical;
+    o.fresh_reads = sf.fresh_reads;
     o.app = "mf";
     ssp::Context ctx(MPI_COMM_WORLD, o);
     if (straggler >= 0 && (straggler < ctx.servers() || straggler >= size))
