@@ -120,21 +120,7 @@ void Transport::recycle(std::string &&buf) {
   pool_.push_back(std::move(buf));
 }
 
-bool Transport::poll(Message &out) {
-  int flag = 0;
-  MPI_Status st;
-  check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &st), "MPI_Iprobe");
-  if (!flag) return false;
-  int n = 0;
-  MPI_Get_count(&st, MPI_BYTE, &n);
-  out.source = st.MPI_SOURCE;
-  out.tag = st.MPI_TAG;
-  recycle(std::move(out.data));
-  out.data = receive_buffer(static_cast<std::size_t>(n));
-  check(MPI_Recv(out.data.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm_, MPI_STATUS_IGNORE),
-        "MPI_Recv");
-  return true;
-}
+bool Transport::poll(Message &out) { return try_recv_from(MPI_ANY_SOURCE, MPI_ANY_TAG, out); }
 
 Message Transport::recv_from(int source, int tag) {
   unsigned idle = 0;
@@ -153,10 +139,13 @@ bool Transport::try_recv_from(int source, int tag, Message &out) {
   if (!flag) return false;
   int n = 0;
   MPI_Get_count(&st, MPI_BYTE, &n);
-  out.source = source;
-  out.tag = tag;
+  // The message probed (source and tag may be wildcards).
+  out.source = st.MPI_SOURCE;
+  out.tag = st.MPI_TAG;
+  recycle(std::move(out.data));
   out.data = receive_buffer(static_cast<std::size_t>(n));
-  check(MPI_Recv(out.data.data(), n, MPI_BYTE, source, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+  check(MPI_Recv(out.data.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm_, MPI_STATUS_IGNORE),
+        "MPI_Recv");
   return true;
 }
 

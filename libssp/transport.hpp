@@ -46,7 +46,8 @@ class Transport {
   bool poll(Message &out);
   // Waits for the next message from `source` with `tag`.
   Message recv_from(int source, int tag);
-  // The next message from `source` with `tag`, if one has arrived (never waits).
+  // The next message from `source` with `tag` (MPI_ANY_SOURCE, MPI_ANY_TAG allowed), if one has
+  // arrived (never waits); out's old buffer goes back to the pool.
   bool try_recv_from(int source, int tag, Message &out);
   // Frees the buffers of completed sends.
   void progress();
