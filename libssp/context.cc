@@ -281,6 +281,7 @@ int Context::server_index() const { return impl_->role == Role::server ? impl_->
 const ConsistencyPolicy &Context::policy() const { return impl_->policy; }
 MPI_Comm Context::worker_comm() const { return impl_->wcomm; }
 std::int64_t Context::current_clock() const { return impl_->worker.clock(); }
+std::int64_t Context::read_lag() const { return impl_->worker.read_lag(); }
 void Context::count_samples(std::uint64_t n) { impl_->profiler.add_samples(n); }
 
 // ---- tables ---------------------------------------------------------------------------------

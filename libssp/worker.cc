@@ -246,6 +246,7 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
     close(hi);
     fetch(id, need);
   }
+  note_lag(c, first, count);
   if (fresh_reads_ && whole) ask_fresh(id);
   if (c.dirty_rows.empty()) {
     std::memcpy(out, &c.rows[static_cast<std::size_t>(first) * t.rb],
@@ -268,6 +269,12 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
     std::memcpy(o, &c.rows[i * t.rb], static_cast<std::size_t>(e - r) * t.rb);
     r = e;
   }
+}
+
+void Worker::note_lag(const Cache &c, std::int64_t first, std::int64_t count) {
+  if (count == 0) return;
+  const auto b = c.stamp.begin() + first;
+  read_lag_ = std::max<std::int64_t>(0, clock_ - *std::min_element(b, b + count));
 }
 
 bool Worker::usable(const Cache &c, std::int64_t r) const {
@@ -321,8 +328,12 @@ void Worker::get_at(int id, const std::int64_t *rows, std::int64_t n, char *out)
     }
     fetch(id, need);
   }
-  for (std::int64_t k = 0; k < n; ++k)
+  std::int64_t oldest = clock_;
+  for (std::int64_t k = 0; k < n; ++k) {
+    oldest = std::min(oldest, c.stamp[static_cast<std::size_t>(rows[k])]);
     copy_row(t, c, rows[k], out + static_cast<std::size_t>(k) * t.rb);
+  }
+  if (n > 0) read_lag_ = std::max<std::int64_t>(0, clock_ - oldest);
 }
 
 void Worker::mark_dirty(const TableShape &t, Cache &c, std::int64_t r) {

@@ -56,6 +56,9 @@ class Worker {
   void inc_rows(int id, std::int64_t first, std::int64_t count, const void *delta);
 
   std::int64_t clock() const { return clock_; }
+  // Clocks of the other workers' updates the last get or get_at may have lacked: this clock minus
+  // the oldest stamp among the rows it returned (0: every update of every earlier clock was in).
+  std::int64_t read_lag() const { return read_lag_; }
   // Context::clock(): flush, next clock, block while further ahead than the policy allows.
   std::int64_t advance();
   // A barrier (BarrierKind) of phase `seq`: flush, announce it to every server, wait for the
@@ -108,6 +111,8 @@ class Worker {
   bool usable(const Cache &c, std::int64_t r) const;
   // Copies row r (cached, plus this worker's unsent increments) to out.
   void copy_row(const TableShape &t, const Cache &c, std::int64_t r, char *out) const;
+  // read_lag_ of rows [first, first+count) (cached, usable).
+  void note_lag(const Cache &c, std::int64_t first, std::int64_t count);
   // Sends the buffered increments (and, with clock_after >= 0, the new clock to every server).
   // With refetch_whole, the tables read whole in this clock are left to the prefetch that
   // follows (their cached rows are marked stale instead of adding the increments to them).
@@ -123,6 +128,7 @@ class Worker {
   Profiler &profiler_;
 
   std::int64_t clock_ = 0;
+  std::int64_t read_lag_ = 0;
   std::vector<std::int64_t> known_min_;  // per server
   std::vector<int> prefetching_;         // per server: prefetch replies not yet received
   double fresh_asked_at_ = -1;           // wall time of the last kGetFresh (fresh_reads)

@@ -3,7 +3,10 @@
 //   ssp_check staleness S|asp [CLOCKS]  every read records, for every cell (worker w, clock k),
 //        whether worker w's update of clock k was seen; fails on any read that misses an update
 //        of a clock <= c-S-1, sees one of a clock > c+S, misses its own writes, sees a value
-//        other than 0/1, or reads a row through get_rows_at unlike through get_rows.  Also checks that sums of increments are exact after a final barrier.
+//        other than 0/1, or reads a row through get_rows_at unlike through get_rows, or whose
+//        Context::read_lag L is outside 0..S or claims more than it holds (an update of another
+//        worker's clock < c-L missing).  Also checks that sums of increments are exact after a
+//        final barrier.
 //   ssp_check prefetch [CLOCKS]  a table read whole every clock (libssp asks for it again as the
 //        next clock starts) while increments are sent early (flush_bytes at its minimum): every
 //        read must see all of the worker's own increments, and every other worker's of clocks
@@ -58,7 +61,7 @@ int staleness_mode(const std::string &arg, int clocks) {
   auto log = ctx.table<std::int32_t>("log", W, clocks + 1);
   auto sum = ctx.table<std::int64_t>("sum", 5, 3);
   auto frac = ctx.table<double>("frac", 2, 2);
-  long reads = 0, violations = 0, max_lag = 0, max_ahead = 0;
+  long reads = 0, violations = 0, max_lag = 0, max_ahead = 0, max_read_lag = 0;
   std::string first_violation;
   const bool asp = o.staleness == ssp::kAsync;
   const long s = asp ? 0 : o.staleness;
@@ -74,6 +77,12 @@ int staleness_mode(const std::string &arg, int clocks) {
       usleep(me == 0 ? 4000 : static_cast<useconds_t>(rng() % 1000));
       log.get_rows(0, W, m.data());
       ++reads;
+      // Context::read_lag: the read held every other worker's updates of clocks < c - lag.
+      const long lag = static_cast<long>(ctx.read_lag());
+      max_read_lag = std::max(max_read_lag, lag);
+      if (lag < 0 || (!asp && lag > s))
+        violation("worker " + std::to_string(me) + " at clock " + std::to_string(c) +
+                  ": read_lag " + std::to_string(lag) + " outside 0.." + std::to_string(s));
       {
         // get_rows_at (the rows in reverse, one twice) reads the same rows as get_rows.
         std::vector<std::int64_t> at_rows;
@@ -109,6 +118,10 @@ int staleness_mode(const std::string &arg, int clocks) {
           if (v == 1 && k > c) max_ahead = std::max<long>(max_ahead, k - c);
         }
         if (w != me) max_lag = std::max<long>(max_lag, (c - 1) - seen_upto);
+        if (w != me && seen_upto < c - lag - 1)
+          violation("worker " + std::to_string(me) + " at clock " + std::to_string(c) +
+                    ": read_lag " + std::to_string(lag) + " but worker " + std::to_string(w) +
+                    "'s updates are seen only up to clock " + std::to_string(seen_upto));
       }
       log.inc(me, c, 1);
       // read-my-writes inside the clock
@@ -134,18 +147,18 @@ int staleness_mode(const std::string &arg, int clocks) {
     for (int k = 0; k <= clocks; ++k)
       sums_ok = sums_ok &&
                 final_log[static_cast<std::size_t>(w * (clocks + 1) + k)] == (k < clocks ? 1 : 0);
-  long tot[4] = {reads, violations, max_lag, max_ahead}, agg[4];
+  long tot[5] = {reads, violations, max_lag, max_ahead, max_read_lag}, agg[5];
   MPI_Reduce(tot, agg, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(tot + 2, agg + 2, 2, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(tot + 2, agg + 2, 3, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
   if (violations)
     std::fprintf(stderr, "rank %d: first violation: %s\n", g_rank, first_violation.c_str());
   const int bad = all_ok(MPI_COMM_WORLD, violations == 0 && sums_ok);
   if (g_rank == 0) {
     std::printf(
         "%s staleness %s (%s): %ld reads by %d workers, %ld violations, max lag seen %ld, max lead "
-        "seen %ld\n",
+        "seen %ld, max read_lag %ld\n",
         agg[1] == 0 ? "ok" : "FAIL", arg.c_str(), ctx.policy().name().c_str(), agg[0], W, agg[1],
-        agg[2], agg[3]);
+        agg[2], agg[3], agg[4]);
     std::printf("%s sums exact after the final barrier: %s\n", sums_ok ? "ok" : "FAIL",
                 sums_ok ? "every cell as expected" : "a cell differs");
   }

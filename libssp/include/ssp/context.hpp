@@ -98,6 +98,12 @@ class Context {
   std::int64_t clock();
   // This worker's clock.
   std::int64_t current_clock() const;
+  // Workers: how many clocks of the other workers' updates the last get_rows or get_rows_at may
+  // have lacked: this worker's clock minus the oldest clock the rows it returned were complete
+  // to (0: they held every update of every earlier clock; never more than the policy's staleness
+  // allows).  For staleness-aware steps: a program may scale down a step computed from a stale
+  // read (examples/classifier.cc, --lag-damping).
+  std::int64_t read_lag() const;
   // Collective: workers flush; servers serve until every worker has arrived; afterwards every
   // update made before the barrier is visible to every read.
   void barrier();
