@@ -134,10 +134,15 @@ int ssp_main(const ClassifierProgram &p, int argc, char **argv) {
                     "mini-batches"});
   add_eval_flags(f, p);
   add_checkpoint_flags(f);
+  f.add("lag-damping", "0|1", "0",
+        "1: a step computed from a model read that lacked k clocks of the other workers' steps "
+        "(libssp's Context::read_lag) is scaled by 1/(1+k), a staleness-aware step; 0: every step "
+        "in full");
   if (p.add_flags) p.add_flags(f);
   f.parse(argc, argv);
   const Common c = common_flags(f);
   const SspFlags sf = ssp_flags(f);
+  const bool lag_damping = f.integer("lag-damping", 0, 1) == 1;
   const CheckpointFlags ck = checkpoint_flags(f);
 
   int provided = 0;
@@ -259,7 +264,9 @@ int ssp_main(const ClassifierProgram &p, int argc, char **argv) {
         const double a = now_s();
         w.get_rows(0, rows, model.data());
         const double b = now_s();
-        const float scale = static_cast<float>(-c.lr * std::pow(c.lr_decay, t.epoch) / n);
+        const double damp = lag_damping ? 1.0 / (1.0 + static_cast<double>(ctx.read_lag())) : 1.0;
+        const float scale =
+            static_cast<float>(-c.lr * std::pow(c.lr_decay, t.epoch) * damp / n);
         model_fn->gradient(train, &perm[u], n, model.data(), scale, grad.data());
         const double e = now_s();
         w.inc_rows(0, rows, grad.data());
