@@ -115,6 +115,15 @@ run_asan() {
     timed "asan MPI tests" "$top/tests/sanitize/run-mpi" "$b" >"$out" 2>"$b/mpi.err" ) &
   mpi_pid=$!
 
+  # AUTOTUNE_SANITIZE_FUZZ=SECONDS: scripts/fuzz SECONDS as well, beside the unit tests (its
+  # targets link against the libraries just built; libFuzzer's runs are bounded in time).
+  local fuzz_pid=
+  if [ -n "${AUTOTUNE_SANITIZE_FUZZ:-}" ]; then
+    say "fuzzing (scripts/fuzz $AUTOTUNE_SANITIZE_FUZZ), beside the unit tests"
+    timed "fuzzing" "$top/scripts/fuzz" "$AUTOTUNE_SANITIZE_FUZZ" >"$b/fuzz.out" 2>&1 &
+    fuzz_pid=$!
+  fi
+
   say "unit tests under ASan + UBSan (make check in $b)"
   # But for the tests of the build system itself (configure's messages, the plugins' exported
   # symbols, the libraries' links), which run no sanitized code.
@@ -129,6 +138,10 @@ run_asan() {
   fi
   reports "make-check"
 
+  if [ -n "$fuzz_pid" ]; then
+    wait "$fuzz_pid" || { failed=$((failed + 1)); say "fuzzing: findings or a failure (below)"; }
+    cat "$b/fuzz.out"
+  fi
   wait "$mpi_pid"
   say "MPI tests with the sanitized programs:"
   cat "$out"; cat "$b/mpi.err" >&2
