@@ -246,7 +246,10 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
     close(hi);
     fetch(id, need);
   }
-  note_lag(c, first, count);
+  if (count > 0) {
+    const auto b = c.stamp.begin() + first;
+    note_lag(*std::min_element(b, b + count));
+  }
   if (fresh_reads_ && whole) ask_fresh(id);
   if (c.dirty_rows.empty()) {
     std::memcpy(out, &c.rows[static_cast<std::size_t>(first) * t.rb],
@@ -271,11 +274,7 @@ void Worker::get(int id, std::int64_t first, std::int64_t count, char *out) {
   }
 }
 
-void Worker::note_lag(const Cache &c, std::int64_t first, std::int64_t count) {
-  if (count == 0) return;
-  const auto b = c.stamp.begin() + first;
-  read_lag_ = std::max<std::int64_t>(0, clock_ - *std::min_element(b, b + count));
-}
+void Worker::note_lag(std::int64_t oldest) { read_lag_ = std::max<std::int64_t>(0, clock_ - oldest); }
 
 bool Worker::usable(const Cache &c, std::int64_t r) const {
   const auto i = static_cast<std::size_t>(r);
@@ -333,7 +332,7 @@ void Worker::get_at(int id, const std::int64_t *rows, std::int64_t n, char *out)
     oldest = std::min(oldest, c.stamp[static_cast<std::size_t>(rows[k])]);
     copy_row(t, c, rows[k], out + static_cast<std::size_t>(k) * t.rb);
   }
-  if (n > 0) read_lag_ = std::max<std::int64_t>(0, clock_ - oldest);
+  if (n > 0) note_lag(oldest);
 }
 
 void Worker::mark_dirty(const TableShape &t, Cache &c, std::int64_t r) {

@@ -111,8 +111,8 @@ class Worker {
   bool usable(const Cache &c, std::int64_t r) const;
   // Copies row r (cached, plus this worker's unsent increments) to out.
   void copy_row(const TableShape &t, const Cache &c, std::int64_t r, char *out) const;
-  // read_lag_ of rows [first, first+count) (cached, usable).
-  void note_lag(const Cache &c, std::int64_t first, std::int64_t count);
+  // read_lag_ of a read whose oldest row stamp is `oldest`.
+  void note_lag(std::int64_t oldest);
   // Sends the buffered increments (and, with clock_after >= 0, the new clock to every server).
   // With refetch_whole, the tables read whole in this clock are left to the prefetch that
   // follows (their cached rows are marked stale instead of adding the increments to them).

@@ -4,9 +4,9 @@
 //        whether worker w's update of clock k was seen; fails on any read that misses an update
 //        of a clock <= c-S-1, sees one of a clock > c+S, misses its own writes, sees a value
 //        other than 0/1, or reads a row through get_rows_at unlike through get_rows, or whose
-//        Context::read_lag L is outside 0..S or claims more than it holds (an update of another
-//        worker's clock < c-L missing).  Also checks that sums of increments are exact after a
-//        final barrier.
+//        Context::read_lag L is outside 0..S, claims more than it holds (an update of another
+//        worker's clock < c-L missing) or differs after get_rows_at of the same rows.  Also
+//        checks that sums of increments are exact after a final barrier.
 //   ssp_check prefetch [CLOCKS]  a table read whole every clock (libssp asks for it again as the
 //        next clock starts) while increments are sent early (flush_bytes at its minimum): every
 //        read must see all of the worker's own increments, and every other worker's of clocks
@@ -90,6 +90,10 @@ int staleness_mode(const std::string &arg, int clocks) {
         at_rows.push_back(0);
         std::vector<std::int32_t> g(at_rows.size() * static_cast<std::size_t>(clocks + 1));
         log.get_rows_at(at_rows.data(), static_cast<std::int64_t>(at_rows.size()), g.data());
+        if (ctx.read_lag() != lag)
+          violation("worker " + std::to_string(me) + " at clock " + std::to_string(c) +
+                    ": get_rows_at's read_lag " + std::to_string(ctx.read_lag()) +
+                    " unlike get_rows' " + std::to_string(lag) + " for the same rows");
         for (std::size_t i = 0; i < at_rows.size(); ++i)
           if (!std::equal(g.begin() + static_cast<long>(i) * (clocks + 1),
                           g.begin() + static_cast<long>(i + 1) * (clocks + 1),

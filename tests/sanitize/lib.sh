@@ -70,6 +70,11 @@ reports() {
   fi
 }
 
+# make_var DIR VAR: the value of make variable VAR in DIR's Makefile.
+make_var() {
+  printf 'print-var:\n\t@echo $(%s)\n' "$2" | make -s -C "$1" -f Makefile -f - print-var
+}
+
 # A timed step: "NAME: N s" on stderr.
 timed() {
   local name=$1 t0=$SECONDS rc; shift
@@ -88,7 +93,12 @@ run_asan() {
   # under ASan costs CI time.
   unit_make_vars=("noinst_PROGRAMS=examples/logreg examples/logreg_allreduce examples/mf tests/mpi/ssp_check tests/mpi/allreduce_hosts tests/unit/store_fill")
   asan_configure || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
-  timed "asan build" sanitized_build "$b" all "${unit_make_vars[@]}" || { failed=$((failed + 1)); say "sanitized build failed"; return; }
+  # With AUTOTUNE_SANITIZE_FUZZ (below) the fuzz targets are built here too, so that scripts/fuzz,
+  # which runs beside make check in this build directory, has nothing left to build.
+  local fuzz_targets=()
+  # shellcheck disable=SC2207
+  [ -n "${AUTOTUNE_SANITIZE_FUZZ:-}" ] && fuzz_targets=($(make_var "$b" FUZZ_TARGETS))
+  timed "asan build" sanitized_build "$b" all "${fuzz_targets[@]}" "${unit_make_vars[@]}" || { failed=$((failed + 1)); say "sanitized build failed"; return; }
   # The libssp that tests/mpi/ssp.test builds an application against, installed into this
   # build's own prefix (libssp, its headers and ssp.pc only: no plugin, no program).
   timed "asan install of libssp into $b/inst" step make -C "$b" install-libLTLIBRARIES \
@@ -116,7 +126,7 @@ run_asan() {
   mpi_pid=$!
 
   # AUTOTUNE_SANITIZE_FUZZ=SECONDS: scripts/fuzz SECONDS as well, beside the unit tests (its
-  # targets link against the libraries just built; libFuzzer's runs are bounded in time).
+  # targets were built above; libFuzzer's runs are bounded in time).
   local fuzz_pid=
   if [ -n "${AUTOTUNE_SANITIZE_FUZZ:-}" ]; then
     say "fuzzing (scripts/fuzz $AUTOTUNE_SANITIZE_FUZZ), beside the unit tests"
@@ -128,7 +138,7 @@ run_asan() {
   # But for the tests of the build system itself (configure's messages, the plugins' exported
   # symbols, the libraries' links), which run no sanitized code.
   local tests
-  tests=$(printf 'print-tests:\n\t@echo $(TESTS)\n' | make -s -C "$b" -f Makefile -f - print-tests)
+  tests=$(make_var "$b" TESTS)
   tests=$(printf '%s\n' $tests | grep -vE '/(configure_errors|plugin_abi|link_deps)\.sh$' | tr '\n' ' ')
   if [ -n "${tests// /}" ]; then
     unit_make_vars+=("TESTS=$tests")
