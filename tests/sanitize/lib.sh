@@ -43,6 +43,17 @@ asan_configure() {
   sanitized_configure "$AUTOTUNE_BUILD-asan" "$ASAN_CC" "$ASAN_FLAGS" "$ASAN_LDFLAGS" --enable-fuzzing
 }
 
+# test_objects_at_O0 DIR FLAGS: prints make's arguments that compile the unit tests' own objects
+# (tests/unit/*.o) with FLAGS at -O0 instead of -O1 (a makefile in DIR, read after DIR's
+# Makefile).  The code under test keeps -O1; a test's own code is calls and checks, which -O0
+# compiles in half the time under the sanitizers (a unit test's object: 15-17 s against 7-8 s
+# under ASan).
+test_objects_at_O0() {
+  local dir=$1 flags=${2/-O1/-O0}
+  printf 'tests/unit/%%.o: CFLAGS = %s\ntests/unit/%%.o: CXXFLAGS = %s\n' "$flags" "$flags" >"$dir/tests-O0.mk"
+  printf '%s\n' -f Makefile -f tests-O0.mk
+}
+
 # sanitized_build DIR [TARGET...]: build TARGETs (default all) in the configured DIR.
 sanitized_build() {
   local dir=$1; shift
@@ -142,6 +153,8 @@ run_asan() {
   tests=$(printf '%s\n' $tests | grep -vE '/(configure_errors|plugin_abi|link_deps)\.sh$' | tr '\n' ' ')
   if [ -n "${tests// /}" ]; then
     unit_make_vars+=("TESTS=$tests")
+    # shellcheck disable=SC2207
+    unit_make_vars+=($(test_objects_at_O0 "$b" "$ASAN_FLAGS"))
     timed "asan make check" unit_tests "$b"
   else
     failed=$((failed + 1)); say "no unit tests found in $b/Makefile (TESTS)"
@@ -172,7 +185,7 @@ run_tsan() {
   local progs="tests/unit/ssp_test tests/unit/select_thread_test tests/unit/store_stress"
   # shellcheck disable=SC2086
   sanitized_configure "$b" "$TSAN_CC" "$TSAN_FLAGS" "$TSAN_LDFLAGS" || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
-  timed "tsan build" sanitized_build "$b" $progs || { failed=$((failed + 1)); say "sanitized build failed"; return; }
+  timed "tsan build" sanitized_build "$b" $(test_objects_at_O0 "$b" "$TSAN_FLAGS") $progs || { failed=$((failed + 1)); say "sanitized build failed"; return; }
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$top/tests/sanitize/tsan.supp:log_path=$reports/tsan"
   for t in tests/unit/ssp_test tests/unit/select_thread_test tests/unit/store_concurrency.sh; do
     local log=$b/${t##*/}.out t0=$SECONDS rc
