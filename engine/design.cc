@@ -85,6 +85,10 @@ bool automatic_linear_trend(double gamma) {
   return gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh;
 }
 
+bool automatic_history_design(double gamma) {
+  return !(gamma >= kHistoryDesignGammaLow && gamma <= kHistoryDesignGammaHigh);
+}
+
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
   EngineOptions o;
   o.seed = conf.seed;
@@ -103,6 +107,16 @@ bool EngineOptions::effective_linear_trend() const {
   return automatic_linear_trend(gamma);
 }
 
+std::size_t EngineOptions::effective_history_picks() const {
+  if (history_picks) return *history_picks;
+  return automatic_history_design(gamma) ? 1 : 0;
+}
+
+double EngineOptions::effective_history_confirm() const {
+  if (history_confirm) return *history_confirm;
+  return automatic_history_design(gamma) ? 1.0 : -1.0;
+}
+
 void EngineOptions::validate() const {
   if (initial_trials < 1) throw_invalid("initial trials must be at least 1");
   if (design_draws < 1) throw_invalid("design draws must be at least 1");
@@ -118,8 +132,8 @@ void EngineOptions::validate() const {
                   "' must be from 0 to 1");
   if (!(history_gate >= 0 && history_gate <= 10))
     throw_invalid("the history gate '" + format_double(history_gate) + "' must be from 0 to 10");
-  if (!(history_confirm <= 10))
-    throw_invalid("the history's confirmation '" + format_double(history_confirm) +
+  if (history_confirm && !(*history_confirm <= 10))
+    throw_invalid("the history's confirmation '" + format_double(*history_confirm) +
                   "' must be at most 10 (below 0: off)");
   stop.validate();
 }
@@ -361,11 +375,12 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
       throw_invalid("propose: the warm start was prepared for " +
                     std::to_string(o.history->candidates) + " candidates, not " + std::to_string(n));
     const std::size_t started = done.size() + pending.size();
-    step.history_confirmed =
-        o.history_confirm >= 0 && started >= o.history_picks &&
-        (started < o.initial_trials || o.history_confirm_after) &&
-        history_confirmed(*o.history, done, o.history_confirm);
-    if (started >= o.history_picks && started < o.initial_trials && !step.history_confirmed) {
+    const std::size_t picks = o.effective_history_picks();
+    const double confirm = o.effective_history_confirm();
+    step.history_confirmed = confirm >= 0 && started >= picks &&
+                             (started < o.initial_trials || o.history_confirm_after) &&
+                             history_confirmed(*o.history, done, confirm);
+    if (started >= picks && started < o.initial_trials && !step.history_confirmed) {
       // The maximin subset, with the taken candidates, among design_draws random subsets of the
       // untried ones (as initial_design(), on the seed's own stream).
       const Eigen::MatrixXd &X = cs.encoded();

@@ -156,7 +156,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     }
     // A history that passed EngineOptions::history_confirm's test is gated at that level.
     const double gate =
-        step.history_confirmed ? std::min(o.history_gate, o.history_confirm) : o.history_gate;
+        step.history_confirmed ? std::min(o.history_gate, o.effective_history_confirm())
+                               : o.history_gate;
     w = rgpe_weights(bm, bv, yo, lm, lv, Rng(o.seed, kStreamGp + 1).next() ^ done.size(),
                      o.history_ties_to_own, gate);
     p.history_weights.assign(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(nb));

@@ -92,14 +92,15 @@ const char kHelp[] =
     "                         better than a random order at Z standard deviations (default\n"
     "                         1.645; 0: no gate)\n"
     "  --history-picks N      the history's models pick the first N trials; the rest of the\n"
-    "                         initial design fills the space (default 1; N >= --initial: the\n"
-    "                         history replaces the initial design)\n"
+    "                         initial design fills the space (default 1, and 0 when\n"
+    "                         0.5 <= gamma <= 0.75: the history acts through its gated\n"
+    "                         weights only; N >= --initial: the history replaces the design)\n"
     "  --history-confirm Z|off\n"
     "                         the history earns more of the initial design: while its models'\n"
     "                         combined mean orders the problem's trials better than a random\n"
     "                         order at Z standard deviations, the next design trial is the\n"
     "                         weighted history's (its models gated at Z) instead of a\n"
-    "                         space-filling one (default 1)\n"
+    "                         space-filling one (default 1, and off when 0.5 <= gamma <= 0.75)\n"
     "  --history-confirm-after yes|no\n"
     "                         with --history-confirm: after the initial design too, a history\n"
     "                         that passes the test is gated at Z instead of --history-gate\n"
@@ -262,7 +263,8 @@ Settings parse_settings(int argc, char **argv) {
   count("round", 1, 1000, &s.engine.stop.round_trials);
   count("min-trials", 0, 100000, &s.engine.stop.min_trials);
   count("at", 1, 100000, &s.at);
-  count("history-picks", 0, 1000, &s.engine.history_picks);
+  if (auto v = args.value("history-picks"))
+    s.engine.history_picks = static_cast<size_t>(parse_int("--history-picks", *v, 0, 1000));
   if (auto v = args.value("seed"))
     s.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, 9007199254740991LL));
   if (auto v = args.value("xi")) s.engine.xi = parse_double("--xi", *v, 0, 10);

@@ -337,6 +337,50 @@ TEST(WarmStart, ConfirmedHistoryEarnsMoreOfTheDesign) {
   EXPECT_NO_THROW(o.validate());
 }
 
+// Where the linear term is on (0.5 <= gamma <= 0.75), a history picks no trial of the initial
+// design by default and earns none: the design fills the space, and the history acts through
+// its weights.
+TEST(WarmStart, InTheLinearBandTheHistoryPicksNoDesignTrial) {
+  const Grid g(12);
+  for (double gamma : {0.5, 0.6, 0.75}) {
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      EngineOptions warm;
+      warm.gamma = gamma;
+      warm.seed = seed;
+      // A related history, whose order of the design trials passes the confirmation test.
+      warm.history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, warm);
+      std::vector<Observation> done;
+      for (size_t t = 0; t < warm.initial_trials; ++t) {
+        const Proposal w = propose(g.cs, done, {}, 1, warm);
+        ASSERT_EQ(w.indices.size(), 1u);
+        EXPECT_EQ(w.history_weights.size(), 1u);  // the weights are reported
+        done.push_back(Observation::ok(w.indices[0], g.score(w.indices[0], 3, 7)));
+      }
+      // Spread over the grid: no two design trials closer than 4 steps (the history's own
+      // picks would all be next to its optimum).
+      for (size_t i = 0; i < done.size(); ++i)
+        for (size_t j = i + 1; j < done.size(); ++j) {
+          const double dx = g.x[done[i].index] - g.x[done[j].index];
+          const double dy = g.y[done[i].index] - g.y[done[j].index];
+          EXPECT_GE(dx * dx + dy * dy, 16.0) << "gamma " << gamma << ", seed " << seed;
+        }
+      EXPECT_NE(done[0].index, g.argmin(3, 7)) << "gamma " << gamma << ", seed " << seed;
+    }
+    EngineOptions warm;
+    warm.gamma = gamma;
+    warm.history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, warm);
+    // The history's weights are reported, and asked for, the history picks the first trial.
+    EXPECT_EQ(propose(g.cs, {}, {}, 1, warm).history_weights.size(), 1u);
+    warm.history_picks = 1;
+    EXPECT_EQ(propose(g.cs, {}, {}, 1, warm).indices, std::vector<size_t>{g.argmin(3, 7)});
+  }
+  // Outside the band the history picks the first trial by default.
+  EngineOptions one;
+  one.gamma = 1;
+  one.history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, one);
+  EXPECT_EQ(propose(g.cs, {}, {}, 1, one).indices, std::vector<size_t>{g.argmin(3, 7)});
+}
+
 TEST(WarmStart, MisorderingHistoryEarnsNoPickBeyondTheFirst) {
   // A history whose optimum is in the opposite corner, and the target's own table shuffled:
   // whenever the history's combined mean orders the first two trials wrongly, the third trial is
@@ -508,24 +552,33 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   double share = -1;
   EXPECT_EQ(o.effective_explore(&share), Explore::hedge);  // an explicit mode is kept
   EXPECT_EQ(share, 0.5);
-  // With a warm start, Thompson sampling where the linear term is on (0.5-0.75), else EI.
+  // With a warm start, Thompson sampling where the linear term is on (0.5-0.75), else EI; there
+  // the history picks no design trial by default.
   EngineOptions w;
   const auto history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, w);
   for (double gamma : {0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 0.8, 1.0}) {
     w.gamma = gamma;
     w.history = history;
-    const bool on = gamma >= 0.5 && gamma <= 0.75;
-    EXPECT_EQ(w.effective_explore(&share), on ? Explore::thompson : Explore::none) << gamma;
-    EXPECT_EQ(share, on ? 1.0 : 0.0) << gamma;
-    EXPECT_EQ(w.effective_linear_trend(), on) << gamma;
+    const bool band = gamma >= 0.5 && gamma <= 0.75;
+    const bool cold_ts = gamma >= 0.25 && gamma <= 0.5;
+    EXPECT_EQ(w.effective_history_picks(), band ? 0u : 1u) << gamma;
+    EXPECT_EQ(w.effective_history_confirm(), band ? -1.0 : 1.0) << gamma;
+    EXPECT_EQ(w.effective_linear_trend(), band) << gamma;
+    EXPECT_EQ(w.effective_explore(&share), band ? Explore::thompson : Explore::none) << gamma;
+    EXPECT_EQ(share, band ? 1.0 : 0.0) << gamma;
+    w.history_picks = 1;  // a history that picks the first trial: the same exploration
+    EXPECT_EQ(w.effective_explore(&share), band ? Explore::thompson : Explore::none) << gamma;
     w.linear_trend = Trend::no;  // without the linear term, EI alone with a warm start
     EXPECT_EQ(w.effective_explore(&share), Explore::none) << gamma;
     w.linear_trend = Trend::yes;
     EXPECT_EQ(w.effective_explore(&share), Explore::thompson) << gamma;
     w.linear_trend = Trend::automatic;
+    w.history_picks.reset();
+    w.history_confirm = 0.5;  // set, it is kept
+    EXPECT_EQ(w.effective_history_confirm(), 0.5);
+    w.history_confirm.reset();
     w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none
-    EXPECT_EQ(w.effective_explore(&share),
-              gamma >= 0.25 && gamma <= 0.5 ? Explore::thompson : Explore::none) << gamma;
+    EXPECT_EQ(w.effective_explore(&share), cold_ts ? Explore::thompson : Explore::none) << gamma;
   }
   // Searches of 12 trials: automatic at gamma 0.5 is thompson with share 1, at gamma 1 none.
   auto search = [&](Explore mode, double gamma, double share_set) {

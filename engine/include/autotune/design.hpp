@@ -53,13 +53,23 @@ constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
 // 0.25, 0.5 and 0.75, cold and with a warm start (bench/README.md, "A linear term chosen by the
 // objective").
 constexpr double kLinearGammaLow = 0.5, kLinearGammaHigh = 0.75;
+// The objectives for which a warm start's history, by default, picks none of the initial design
+// and earns none of it (EngineOptions::history_picks 0, history_confirm off): it acts through
+// its gated weights only.  Chosen by bench/engine-cv with a related and a shuffled history on
+// generated folds 3 and 4 at gamma 0, 0.5 and 0.75 and checked on folds 5 and 6 (bench/README.md,
+// "A history that picks nothing where the linear term is on"): there, the history's picks cost
+// more than they gained, and a misleading history's cost most.
+constexpr double kHistoryDesignGammaLow = 0.5, kHistoryDesignGammaHigh = 0.75;
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
-// warm start, for a model with or without the linear term (EngineOptions::effective_explore(),
-// effective_linear_trend()).
+// warm start, for a model with or without the linear term
+// (EngineOptions::effective_explore(), effective_linear_trend()).
 Explore automatic_explore(double gamma, bool warm, bool linear);
 bool automatic_linear_trend(double gamma);
+// Whether a warm start's history picks and earns design trials by default at `gamma`
+// (kHistoryDesignGammaLow/High; EngineOptions::effective_history_picks()).
+bool automatic_history_design(double gamma);
 // Throws Error(invalid_argument) naming `field` and the allowed values.
 Explore parse_explore(std::string_view field, std::string_view value);
 
@@ -103,6 +113,9 @@ struct EngineOptions {
   Explore effective_explore(double *share) const;
   // Whether the models have the linear term: linear_trend resolved by gamma.
   bool effective_linear_trend() const;
+  // history_picks and history_confirm (< 0: off) resolved by gamma.
+  std::size_t effective_history_picks() const;
+  double effective_history_confirm() const;
   // Warm start (history.hpp): base models prepared from other problems, or null.
   std::shared_ptr<const WarmStart> history;
   // RGPE's weights: a draw in which the target's own model orders the trials as well as the
@@ -115,7 +128,9 @@ struct EngineOptions {
   // With a warm start, the first history_picks trials are the history's; the rest of the
   // initial design (up to initial_trials) is space-filling (0: the whole initial design, the
   // history acts through its weights only; >= initial_trials: the history replaces the design).
-  std::size_t history_picks = 1;  // chosen by bench/engine-cv (bench/README.md)
+  // Unset: by the objective, 1, or 0 for kHistoryDesignGammaLow <= gamma <=
+  // kHistoryDesignGammaHigh (effective_history_picks()).
+  std::optional<std::size_t> history_picks;  // chosen by bench/engine-cv (bench/README.md)
   // Picks the history earns (history.hpp): before each trial of the initial design after the
   // first history_picks, the history's combined mean (its base models weighted equally) is
   // tested against the problem's finished trials (Kendall's test, as the gate, at this many
@@ -123,8 +138,9 @@ struct EngineOptions {
   // lowest mean before the problem has a model; the bases gated at history_confirm for that
   // step) instead of the next space-filling point.  < 0: off (the design after the history's
   // picks is space-filling).  With the default design (3 trials, one history pick) the third
-  // trial is the history's when the first two are in its order.
-  double history_confirm = 1;  // chosen by bench/engine-cv (bench/README.md)
+  // trial is the history's when the first two are in its order.  Unset: by the objective, 1, or
+  // off where the history picks no design trials by default (effective_history_confirm()).
+  std::optional<double> history_confirm;  // chosen by bench/engine-cv (bench/README.md)
   // With history_confirm >= 0: the same test after the initial design too -- while the
   // history's combined mean passes it, the bases are gated at history_confirm instead of
   // history_gate.
