@@ -63,8 +63,8 @@ constexpr double kHistoryDesignGammaLow = 0.5, kHistoryDesignGammaHigh = 0.75;
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
-// warm start, for a model with or without the linear term
-// (EngineOptions::effective_explore(), effective_linear_trend()).
+// warm start, for a model with or without the linear term (EngineOptions::effective_explore(),
+// effective_linear_trend()).
 Explore automatic_explore(double gamma, bool warm, bool linear);
 bool automatic_linear_trend(double gamma);
 // Whether a warm start's history picks and earns design trials by default at `gamma`
