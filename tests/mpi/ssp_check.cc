@@ -16,7 +16,9 @@
 //        ended (or a time limit passes).  With Options::fresh_reads (1) every wait must end within
 //        the clock, once the others have clocked too; without (0) the table is fetched once per
 //        clock, so the waits of the workers that clock first must run out, which shows the check
-//        can fail.  Every read is checked against the bound and read-my-writes, the sums at the end.
+//        can fail.  The last worker clocks 100 ms after the others each time, so that the
+//        others clock first whatever the machine's load (when the ranks kept pace by chance,
+//        a run without fresh reads saw every clock).  Every read is checked against the bound and read-my-writes, the sums at the end.
 //   ssp_check badconfig servers|staleness|rows   a bad configuration: every rank must fail at
 //        construction with one clear line ("rank R: error: ...") and exit 3.
 //   ssp_check tasks        micro-task scheduling with worker 0 slowed 3x: every unit run exactly
@@ -251,6 +253,7 @@ int fresh_mode(bool fresh, int clocks) {
     const std::int32_t one = 1;
     int mine = 0;
     for (int c = 0; c < clocks; ++c) {
+      if (me == W - 1) usleep(100 * 1000);  // the straggler: the others clock first
       t.inc_rows(me, 1, &one);
       ++mine;
       ctx.clock();
