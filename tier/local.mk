@@ -42,9 +42,12 @@ tier_libautotune_tier_la_LIBADD = $(PMEM2_LIBS) $(XXHASH_LIBS) $(HWLOC_LIBS) $(P
 # Unit tests of the tier store (make check): real files in /dev/shm and the local disk, real
 # libpmem2 mappings.  tier_crash_test kills writers with SIGKILL and checks what survives.
 # tier_root_test (burst buffers of jobs, chown to the job's user) runs as root, as CI runs it;
-# as any other user it exits 77, reported as SKIP.
-check_PROGRAMS += tests/unit/tier_test tests/unit/tier_crash_test tests/unit/tier_root_test
-TESTS += tests/unit/tier_test tests/unit/tier_crash_test tests/unit/tier_root_test
+# as any other user it exits 77, reported as SKIP.  tier_probe_test slows its own fsync() to
+# check the bandwidth probe on a disk with uneven flushes.
+check_PROGRAMS += tests/unit/tier_test tests/unit/tier_crash_test tests/unit/tier_root_test \
+	tests/unit/tier_probe_test
+TESTS += tests/unit/tier_test tests/unit/tier_crash_test tests/unit/tier_root_test \
+	tests/unit/tier_probe_test
 TIER_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(EIGEN_CFLAGS) $(GTEST_CFLAGS)
 TIER_TEST_LDADD = $(AT_TIER) $(AT_CONF_LIBS) $(GTEST_LIBS) $(PTHREAD_LIBS)
 tests_unit_tier_test_SOURCES = tests/unit/tier_test.cc tests/unit/tier_test_util.hpp
@@ -56,3 +59,6 @@ tests_unit_tier_crash_test_LDADD = $(TIER_TEST_LDADD)
 tests_unit_tier_root_test_SOURCES = tests/unit/tier_root_test.cc tests/unit/tier_test_util.hpp
 tests_unit_tier_root_test_CPPFLAGS = $(TIER_TEST_CPPFLAGS)
 tests_unit_tier_root_test_LDADD = $(TIER_TEST_LDADD)
+tests_unit_tier_probe_test_SOURCES = tests/unit/tier_probe_test.cc tests/unit/tier_test_util.hpp
+tests_unit_tier_probe_test_CPPFLAGS = $(TIER_TEST_CPPFLAGS)
+tests_unit_tier_probe_test_LDADD = $(TIER_TEST_LDADD)
