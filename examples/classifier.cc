@@ -29,7 +29,7 @@ void add_common_flags(Flags &f, const ClassifierProgram &p, bool ssp) {
   f.add("data", "DIR|NAME", "fashion-mnist",
         "directory of the IDX .gz files, or a data set name under /usr/share/datasets");
   f.add("epochs", "N", p.epochs, "passes over the training images");
-  f.add("train-samples", "N", "0", "train on the first N training images (0: all)");
+  f.add("train-samples", "N", "0", "train on the first N training images, the only ones read (0: all)");
   f.add("batch", "N", "32", ssp ? "mini-batch size of an SGD step" : "mini-batch size of an SGD step, per rank");
   f.add("lr", "X", p.lr,
         ssp ? "learning rate of a worker's step; every worker's step is added to the model (the "
@@ -64,23 +64,28 @@ Common common_flags(const Flags &f) {
   return c;
 }
 
-// Loads the data on every rank; on an error rank 0 prints one line and every rank exits 2.
+// Loads the data on every rank: the training images used (--train-samples: only the file's
+// first N are read), and the test images where they are evaluated (rank 0, and every rank with
+// --eval-interval, as which one is the first worker is known only later).  On an error rank 0
+// prints one line and every rank exits 2.
 void load_data(const ClassifierProgram &p, const Flags &f, const Common &c, Images *train,
                Images *test) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::string err;
   try {
-    *train = load_idx(dataset_dir(f.str("data")), "train");
-    *test = load_idx(dataset_dir(f.str("data")), "t10k");
-    if (train->dim != test->dim) throw std::runtime_error("train and test images differ in size");
-    if (c.train_samples > 0) train->n = std::min(train->n, c.train_samples);
+    *train = load_idx(dataset_dir(f.str("data")), "train", c.train_samples);
+    if (rank == 0 || c.eval_every > 0) {
+      *test = load_idx(dataset_dir(f.str("data")), "t10k");
+      if (train->dim != test->dim)
+        throw std::runtime_error("train and test images differ in size");
+    }
   } catch (const std::exception &e) {
     err = e.what();
   }
   int bad = err.empty() ? 0 : 1, anybad = 0;
   MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (anybad) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
       std::fprintf(stderr, "%s: --data: %s\n", p.name.c_str(),
                    err.empty() ? "another rank could not read the data" : err.c_str());

@@ -184,8 +184,9 @@ void read_all(Gz &g, const std::string &path, void *out, std::size_t n) {
 
 }  // namespace
 
-Images load_idx(const std::string &dir, const std::string &prefix) {
+Images load_idx(const std::string &dir, const std::string &prefix, int max_samples) {
   Images d;
+  std::uint32_t n_images = 0;
   const std::string ip = dir + "/" + prefix + "-images-idx3-ubyte.gz";
   const std::string lp = dir + "/" + prefix + "-labels-idx1-ubyte.gz";
   {
@@ -198,9 +199,11 @@ Images load_idx(const std::string &dir, const std::string &prefix) {
     const std::uint32_t n = be32(h + 4), rows = be32(h + 8), cols = be32(h + 12);
     if (n == 0 || n > 10000000 || rows * cols == 0 || rows * cols > 100000)
       throw std::runtime_error("'" + ip + "': implausible shape");
-    d.n = static_cast<int>(n);
+    n_images = n;
+    // Only the images used are decompressed (the file's first max_samples).
+    d.n = max_samples > 0 ? std::min(static_cast<int>(n), max_samples) : static_cast<int>(n);
     d.dim = static_cast<int>(rows * cols);
-    d.x.resize(static_cast<std::size_t>(n) * d.dim);
+    d.x.resize(static_cast<std::size_t>(d.n) * d.dim);
     read_all(g, ip, d.x.data(), d.x.size());
   }
   {
@@ -210,7 +213,7 @@ Images load_idx(const std::string &dir, const std::string &prefix) {
     unsigned char h[8];
     read_all(g, lp, h, 8);
     if (be32(h) != 2049) throw std::runtime_error("'" + lp + "': not an IDX label file (magic)");
-    if (static_cast<int>(be32(h + 4)) != d.n)
+    if (be32(h + 4) != n_images)
       throw std::runtime_error("'" + lp + "': label count differs from the image count");
     d.y.resize(static_cast<std::size_t>(d.n));
     read_all(g, lp, d.y.data(), d.y.size());

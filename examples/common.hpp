@@ -82,9 +82,10 @@ struct Images {
   std::vector<std::uint8_t> x;  // n x dim pixels
   std::vector<std::uint8_t> y;  // n labels 0..9
 };
-// Reads DIR/PREFIX-images-idx3-ubyte.gz and DIR/PREFIX-labels-idx1-ubyte.gz.  Throws
+// Reads DIR/PREFIX-images-idx3-ubyte.gz and DIR/PREFIX-labels-idx1-ubyte.gz: all the images, or
+// the first max_samples when it is above 0 (the rest are not decompressed).  Throws
 // std::runtime_error naming the file and what is wrong.
-Images load_idx(const std::string &dir, const std::string &prefix);
+Images load_idx(const std::string &dir, const std::string &prefix, int max_samples = 0);
 
 // Multinomial logistic regression: model W is (dim + 1) x 10 (last row: bias), row-major.
 constexpr int kClasses = 10;
