@@ -32,9 +32,16 @@ using tierfs::join;
 namespace {
 
 constexpr std::uint64_t kProbeBytes = 16ull << 20;  // bandwidth probe
-constexpr int kProbePasses = 3;                     // pmem's timed passes; the fastest counts
 constexpr std::uint64_t kLearnMin = 4ull << 20;     // pieces that refine a measured bandwidth
 constexpr double kLearnWeight = 0.3;
+
+// Bytes per second of a durable write of `bytes` that took `seconds`, less the tier's cost per
+// piece (`latency`), which is taken off at most half the time: a disk's flushes vary, and a
+// page's two (file and directory) can outlast a big write's one, which without the bound made
+// the disk look faster than any memory.
+double throughput(std::uint64_t bytes, double seconds, double latency) {
+  return static_cast<double>(bytes) / std::max(seconds - latency, std::max(seconds / 2, 1e-9));
+}
 
 }  // namespace
 
@@ -70,18 +77,14 @@ void TierStore::Impl::load_bandwidths() {
   if (probed) save_bandwidths();
 }
 
-// Bandwidth: one timed durable write of kProbeBytes (pmem: the fastest of kProbePasses, after a
-// first pass that takes the page faults; a job's pmem share of 1M is probed with 256K, which one
-// preemption would make look slower than the disk), less the latency: the best of three durable
-// writes of one page.  The latency taken off is at most half the write's time, as in learn(): a
-// disk's flushes vary, and a page's two (file and directory) can outlast the big write's one,
-// which without the bound made the disk look faster than any memory.
+// Bandwidth: the throughput() of one timed durable write of kProbeBytes (after a first pass that
+// takes the page faults), less the latency: the best of three durable writes of one page.
 void TierStore::Impl::probe(Tier &t) {
   const std::uint64_t n = std::min<std::uint64_t>(kProbeBytes, t.spec.capacity / 4);
   std::vector<unsigned char> buf(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<unsigned char>(i * 131 + 7);
   const std::string path = join(t.spec.path, ".probe." + std::to_string(::getpid()));
-  double secs = 1e9, lat = 1e9;
+  double secs = 0, lat = 1e9;
   try {
     Fd fd = tierfs::open_file(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
     if (t.spec.kind == TierKind::pmem) {
@@ -90,15 +93,13 @@ void TierStore::Impl::probe(Tier &t) {
       m.copy_in(0, buf.data(), buf.size());  // first touch: page faults, not the medium
       m.persist_copied(0, buf.size());
       m.drain();
-      for (int pass = 0; pass < kProbePasses; ++pass) {
-        const auto t0 = std::chrono::steady_clock::now();
-        for (std::uint64_t off = 0; off < n; off += kChunk)
-          m.copy_in(off, buf.data() + off,
-                    static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, n - off)));
-        m.persist_copied(0, buf.size());
-        m.drain();
-        secs = std::min(secs, seconds_since(t0));
-      }
+      const auto t0 = std::chrono::steady_clock::now();
+      for (std::uint64_t off = 0; off < n; off += kChunk)
+        m.copy_in(off, buf.data() + off,
+                  static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, n - off)));
+      m.persist_copied(0, buf.size());
+      m.drain();
+      secs = seconds_since(t0);
       for (int i = 0; i < 3; ++i) {
         const auto t1 = std::chrono::steady_clock::now();
         m.copy_in(0, buf.data(), kTierPage);
@@ -131,7 +132,7 @@ void TierStore::Impl::probe(Tier &t) {
   }
   ::unlink(path.c_str());
   t.latency = lat;
-  t.bandwidth = static_cast<double>(n) / std::max(secs - lat, std::max(secs / 2, 1e-9));
+  t.bandwidth = throughput(n, secs, lat);
   log(LogLevel::verbose, "tier '" + t.spec.name + "': measured " +
                              std::to_string(static_cast<std::uint64_t>(t.bandwidth) >> 20) +
                              " MiB/s and " + std::to_string(static_cast<long>(lat * 1e6)) +
@@ -157,7 +158,7 @@ void TierStore::Impl::save_bandwidths() {
 
 void TierStore::Impl::learn(Tier &t, std::uint64_t bytes, double seconds) {
   if (!t.measured || bytes < kLearnMin || seconds <= 0) return;
-  const double obs = static_cast<double>(bytes) / std::max(seconds - t.latency, seconds / 2);
+  const double obs = throughput(bytes, seconds, t.latency);
   bool save = false;
   {
     std::lock_guard<std::mutex> g(mu);

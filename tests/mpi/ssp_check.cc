@@ -18,7 +18,8 @@
 //        clock, so the waits of the workers that clock first must run out, which shows the check
 //        can fail.  The last worker clocks 100 ms after the others each time, so that the
 //        others clock first whatever the machine's load (when the ranks kept pace by chance,
-//        a run without fresh reads saw every clock).  Every read is checked against the bound and read-my-writes, the sums at the end.
+//        a run without fresh reads saw every clock).  Every read is checked against the bound
+//        and read-my-writes, the sums at the end.
 //   ssp_check badconfig servers|staleness|rows   a bad configuration: every rank must fail at
 //        construction with one clear line ("rank R: error: ...") and exit 3.
 //   ssp_check tasks        micro-task scheduling with worker 0 slowed 3x: every unit run exactly

@@ -30,32 +30,37 @@ extern "C" int fsync(int fd) {
 
 namespace {
 
-TEST(TierProbe, UnevenFlushesDoNotMakeTheDiskFasterThanMemory) {
+// Temporary directories for a pmem and a disk tier, removed however the test ends.
+struct TempTiers {
   const std::string shm = tier_test::make_temp_dir("/dev/shm");
   const std::string disk = tier_test::make_temp_dir("/tmp");
-  {
-    TierStoreOptions o;
-    // A job's buffer: pmem 1M (probed with 256K), disk 63M (probed with 15.75M); both measured.
-    o.tiers = {{"pm", TierKind::pmem, shm + "/pm", 1 * MiB, 0},
-               {"disk", TierKind::disk, disk + "/disk", 63 * MiB, 0}};
-    o.placement = PlacementPolicy::fill_fastest;
-    o.demotion = false;
-    TierStore s(o);
-    double pm = 0, dk = 0;
-    for (const auto &u : s.usage()) {
-      EXPECT_TRUE(u.measured) << u.name;
-      (u.name == "pm" ? pm : dk) = u.bandwidth;
-    }
-    EXPECT_LT(dk, 100e9) << "no disk writes 100 GB/s";
-    EXPECT_GT(pm, dk);
-    ASSERT_EQ(s.tiers_fastest_first().front().name, "pm");
-    const auto data = tier_test::bytes(3000000, 1);
-    s.put("data.bin", data.data(), data.size());
-    EXPECT_EQ(s.stat("data.bin").bytes_on("pm"), 1 * MiB);
-    EXPECT_EQ(s.stat("data.bin").bytes_on("disk"), 3000000 - 1 * MiB);
+  ~TempTiers() {
+    tierfs::remove_tree(shm);
+    tierfs::remove_tree(disk);
   }
-  tierfs::remove_tree(shm);
-  tierfs::remove_tree(disk);
+};
+
+TEST(TierProbe, UnevenFlushesDoNotMakeTheDiskFasterThanMemory) {
+  TempTiers dirs;
+  TierStoreOptions o;
+  // A job's buffer: pmem 1M (probed with 256K), disk 63M (probed with 15.75M); both measured.
+  o.tiers = {{"pm", TierKind::pmem, dirs.shm + "/pm", 1 * MiB, 0},
+             {"disk", TierKind::disk, dirs.disk + "/disk", 63 * MiB, 0}};
+  o.placement = PlacementPolicy::fill_fastest;
+  o.demotion = false;
+  TierStore s(o);
+  double pm = 0, dk = 0;
+  for (const auto &u : s.usage()) {
+    EXPECT_TRUE(u.measured) << u.name;
+    (u.name == "pm" ? pm : dk) = u.bandwidth;
+  }
+  EXPECT_LT(dk, 100e9) << "no disk writes 100 GB/s";
+  EXPECT_GT(pm, dk);
+  ASSERT_EQ(s.tiers_fastest_first().front().name, "pm");
+  const auto data = tier_test::bytes(3000000, 1);
+  s.put("data.bin", data.data(), data.size());
+  EXPECT_EQ(s.stat("data.bin").bytes_on("pm"), 1 * MiB);
+  EXPECT_EQ(s.stat("data.bin").bytes_on("disk"), 3000000 - 1 * MiB);
 }
 
 }  // namespace
