@@ -62,22 +62,25 @@ Explore parse_explore(std::string_view field, std::string_view value) {
       "' is not an exploration; allowed: auto, none, spacefill, random, local, thompson, hedge");
 }
 
-Explore EngineOptions::effective_explore(double *share) const {
+Explore EngineOptions::effective_explore(double *share, bool categorical) const {
   if (explore != Explore::automatic) {
     *share = explore_share;
     return explore;
   }
-  const Explore e = automatic_explore(gamma, history && history->size() > 0, effective_linear_trend());
+  const Explore e =
+      automatic_explore(gamma, history && history->size() > 0, effective_linear_trend(), categorical);
   *share = e == Explore::thompson ? 1.0 : 0.0;
   return e;
 }
 
-Explore automatic_explore(double gamma, bool warm, bool linear) {
+Explore automatic_explore(double gamma, bool warm, bool linear, bool categorical) {
   // With a warm start: where the model has the linear term (bench/README.md, "The warm start's
   // exploration and linear term": without it, Thompson sampling did worse than cold with a
-  // shuffled history).
+  // shuffled history).  Cold, also in a space with a categorical feature when gamma is above
+  // kThompsonCategoricalGammaLow ("Thompson sampling where a feature is categorical").
   const bool ts = warm ? linear
-                       : gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh;
+                       : (gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh) ||
+                             (categorical && gamma > kThompsonCategoricalGammaLow);
   return ts ? Explore::thompson : Explore::none;
 }
 

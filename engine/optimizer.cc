@@ -321,7 +321,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // Exploration (EngineOptions::explore): the trials scheduled by the share, and the first pick
   // of a proposal whose EI collapsed.
   double explore_share = 0;
-  const Explore explore = o.effective_explore(&explore_share);
+  const Explore explore = o.effective_explore(&explore_share, cs.has_categorical());
   auto scheduled = [&](std::size_t t) {
     if (explore_share <= 0 || t < o.initial_trials) return false;
     const double a = static_cast<double>(t - o.initial_trials);

@@ -539,6 +539,10 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     const bool ts = gamma >= 0.25 && gamma <= 0.5;
     EXPECT_EQ(e, ts ? Explore::thompson : Explore::none) << "gamma " << gamma;
     EXPECT_EQ(share, ts ? 1.0 : 0.0) << "gamma " << gamma;
+    // In a space with a categorical feature, Thompson sampling above gamma 0.75 too.
+    const bool cat_ts = ts || gamma > 0.75;
+    EXPECT_EQ(o.effective_explore(&share, true), cat_ts ? Explore::thompson : Explore::none) << gamma;
+    EXPECT_EQ(share, cat_ts ? 1.0 : 0.0) << "gamma " << gamma;
     EXPECT_EQ(o.effective_linear_trend(), gamma >= 0.5 && gamma <= 0.75) << "gamma " << gamma;
     o.linear_trend = Trend::no;
     EXPECT_FALSE(o.effective_linear_trend());
@@ -565,6 +569,8 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     EXPECT_EQ(w.effective_history_confirm(), band ? -1.0 : 1.0) << gamma;
     EXPECT_EQ(w.effective_linear_trend(), band) << gamma;
     EXPECT_EQ(w.effective_explore(&share), band ? Explore::thompson : Explore::none) << gamma;
+    // A warm start keeps its rule in a space with a categorical feature.
+    EXPECT_EQ(w.effective_explore(&share, true), band ? Explore::thompson : Explore::none) << gamma;
     EXPECT_EQ(share, band ? 1.0 : 0.0) << gamma;
     w.history_picks = 1;  // a history that picks the first trial: the same exploration
     EXPECT_EQ(w.effective_explore(&share), band ? Explore::thompson : Explore::none) << gamma;
@@ -608,6 +614,39 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   EXPECT_EQ(auto_one, search(Explore::none, 1, 0.25));
   EXPECT_EQ(auto_one.back(), 0u);
   EXPECT_NE(auto_half, auto_one);
+  {
+    // The same grid with a categorical feature (the row's parity, which the score ignores): at
+    // gamma 1 the automatic exploration is Thompson sampling on every proposal.
+    std::vector<FeatureColumn> cols = g.cs.columns();
+    FeatureColumn parity{"parity", Scale::categorical, {}, {}};
+    for (size_t i = 0; i < g.cs.size(); ++i) parity.labels.push_back(i / 10 % 2 ? "odd" : "even");
+    cols.push_back(parity);
+    const CandidateSet cat(cols);
+    ASSERT_TRUE(cat.has_categorical());
+    EXPECT_FALSE(g.cs.has_categorical());
+    auto run = [&](Explore mode) {
+      EngineOptions e;
+      e.seed = 5;
+      e.explore = mode;
+      e.explore_share = mode == Explore::thompson ? 1.0 : 0.25;
+      e.stop.budget = 0;
+      std::vector<Observation> done;
+      std::vector<size_t> order;
+      size_t explored = 0;
+      for (size_t t = 0; t < 12; ++t) {
+        const Proposal p = propose(cat, done, {}, 1, e);
+        explored += p.explored;
+        order.push_back(p.indices.at(0));
+        done.push_back(Observation::ok(p.indices[0], g.score(p.indices[0], 3, 7)));
+      }
+      order.push_back(explored);
+      return order;
+    };
+    const auto auto_cat = run(Explore::automatic);
+    EXPECT_EQ(auto_cat, run(Explore::thompson));
+    EXPECT_EQ(auto_cat.back(), 9u);  // every trial after the initial design of 3
+    EXPECT_NE(auto_cat, run(Explore::none));
+  }
   o.gamma = 1.5;
   EXPECT_THROW(propose(g.cs, {}, {}, 1, o), Error);
 }

@@ -68,6 +68,10 @@ class CandidateSet {
   int feature_groups() const { return feature_groups_; }
   // The encoded columns of numeric features (ascending): the ones with an order to warp.
   const std::vector<int> &numeric_columns() const { return numeric_columns_; }
+  // Whether a categorical feature varies (has one-hot columns).
+  bool has_categorical() const {
+    return numeric_columns_.size() < static_cast<std::size_t>(encoded_.cols());
+  }
   // The names of the feature groups (the columns that vary).
   const std::vector<std::string> &group_names() const { return group_names_; }
 

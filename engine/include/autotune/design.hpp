@@ -42,13 +42,21 @@ struct WarmStart;  // history.hpp
 //             confidence bound and Thompson sampling, the arm drawn by EXP3's weights (Auer et
 //             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8);
 //  automatic  by the objective (EngineOptions::gamma): thompson on every proposal when
-//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, or, with a warm start, when the
-//             model has the linear term (effective_linear_trend()); else none (bench/README.md, "An
-//             exploration chosen by the objective" and the sections after it).
+//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, or, without a warm start, in a
+//             space with a categorical feature when gamma > kThompsonCategoricalGammaLow, or,
+//             with a warm start, when the model has the linear term (effective_linear_trend());
+//             else none (bench/README.md, "An exploration chosen by the objective" and the
+//             sections after it).
 enum class Explore { none, spacefill, random, local, thompson, hedge, automatic };
 // The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
 // generated problems at gamma 0, 0.25, 0.5, 0.75 and 1, where scout-dev.csv did not contradict.
 constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
+// ... and, in a space with a categorical feature (CandidateSet::has_categorical()) and without a
+// warm start, above this gamma: chosen by bench/engine-cv on the parameter-server shapes (ps,
+// ps-grid; folds 1 and 2 at gamma 0, 0.75, 0.875 and 1) and checked on folds 7 to 10 at gamma 1
+// (bench/README.md, "Thompson sampling where a feature is categorical").  scout-dev.csv's
+// spaces, and a Slurm class's (CandidateSet::from_candidates()), are all numeric.
+constexpr double kThompsonCategoricalGammaLow = 0.75;
 // The objectives for which Trend::automatic adds the linear term: chosen the same way at gamma
 // 0.25, 0.5 and 0.75, cold and with a warm start (bench/README.md, "A linear term chosen by the
 // objective").
@@ -63,9 +71,9 @@ constexpr double kHistoryDesignGammaLow = 0.5, kHistoryDesignGammaHigh = 0.75;
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
-// warm start, for a model with or without the linear term (EngineOptions::effective_explore(),
-// effective_linear_trend()).
-Explore automatic_explore(double gamma, bool warm, bool linear);
+// warm start, for a model with or without the linear term, in a space with or without a
+// categorical feature (EngineOptions::effective_explore(), effective_linear_trend()).
+Explore automatic_explore(double gamma, bool warm, bool linear, bool categorical = false);
 bool automatic_linear_trend(double gamma);
 // Whether a warm start's history picks and earns design trials by default at `gamma`
 // (kHistoryDesignGammaLow/High; EngineOptions::effective_history_picks()).
@@ -108,9 +116,9 @@ struct EngineOptions {
   // relative to a reference); only Explore::automatic reads it.  Callers pass the class's or
   // the replay's gamma; 1 (the default) keeps EI alone.
   double gamma = 1;
-  // The exploration that runs: Explore::automatic resolved by gamma and the warm start (with
-  // its share), else explore and explore_share as set.
-  Explore effective_explore(double *share) const;
+  // The exploration that runs: Explore::automatic resolved by gamma, the warm start and whether
+  // the space has a categorical feature (with its share), else explore and explore_share as set.
+  Explore effective_explore(double *share, bool categorical = false) const;
   // Whether the models have the linear term: linear_trend resolved by gamma.
   bool effective_linear_trend() const;
   // history_picks and history_confirm (< 0: off) resolved by gamma.
