@@ -105,11 +105,14 @@ run_asan() {
   unit_make_vars=("noinst_PROGRAMS=examples/logreg examples/logreg_allreduce examples/mf tests/mpi/ssp_check tests/mpi/allreduce_hosts tests/unit/store_fill")
   asan_configure || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
   # With AUTOTUNE_SANITIZE_FUZZ (below) the fuzz targets are built here too, so that scripts/fuzz,
-  # which runs beside make check in this build directory, has nothing left to build.
-  local fuzz_targets=()
-  # shellcheck disable=SC2207
-  [ -n "${AUTOTUNE_SANITIZE_FUZZ:-}" ] && fuzz_targets=($(make_var "$b" FUZZ_TARGETS))
-  timed "asan build" sanitized_build "$b" all "${fuzz_targets[@]}" "${unit_make_vars[@]}" || { failed=$((failed + 1)); say "sanitized build failed"; return; }
+  # which runs beside make check in this build directory, has nothing left to build.  They join
+  # noinst_PROGRAMS, which `all` builds, rather than being named beside it: `all` runs a make of
+  # its own (all-am, after the config header), and the targets named beside it were built by the
+  # first make at the same time, the libraries they share twice at once (a race that failed the
+  # build: "mv: cannot stat 'engine/.deps/...Tpo'").
+  local build_vars=("${unit_make_vars[@]}")
+  [ -n "${AUTOTUNE_SANITIZE_FUZZ:-}" ] && build_vars=("${unit_make_vars[0]} $(make_var "$b" FUZZ_TARGETS)")
+  timed "asan build" sanitized_build "$b" all "${build_vars[@]}" || { failed=$((failed + 1)); say "sanitized build failed"; return; }
   # The libssp that tests/mpi/ssp.test builds an application against, installed into this
   # build's own prefix (libssp, its headers and ssp.pc only: no plugin, no program).
   timed "asan install of libssp into $b/inst" step make -C "$b" install-libLTLIBRARIES \
