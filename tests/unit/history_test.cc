@@ -587,7 +587,7 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     EXPECT_EQ(w.effective_explore(&share), cold_ts ? Explore::thompson : Explore::none) << gamma;
   }
   // Searches of 12 trials: automatic at gamma 0.5 is thompson with share 1, at gamma 1 none.
-  auto search = [&](Explore mode, double gamma, double share_set) {
+  auto search = [&](const CandidateSet &cs, Explore mode, double gamma, double share_set) {
     EngineOptions e;
     e.seed = 5;
     e.explore = mode;
@@ -598,7 +598,7 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     std::vector<size_t> order;
     size_t explored = 0;
     for (size_t t = 0; t < 12; ++t) {
-      const Proposal p = propose(g.cs, done, {}, 1, e);
+      const Proposal p = propose(cs, done, {}, 1, e);
       EXPECT_EQ(p.indices.size(), 1u);
       explored += p.explored;
       order.push_back(p.indices[0]);
@@ -607,11 +607,11 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     order.push_back(explored);
     return order;
   };
-  const auto auto_half = search(Explore::automatic, 0.5, 0.25);
-  EXPECT_EQ(auto_half, search(Explore::thompson, 0.5, 1));
+  const auto auto_half = search(g.cs, Explore::automatic, 0.5, 0.25);
+  EXPECT_EQ(auto_half, search(g.cs, Explore::thompson, 0.5, 1));
   EXPECT_EQ(auto_half.back(), 9u);  // every trial after the initial design of 3
-  const auto auto_one = search(Explore::automatic, 1, 0.25);
-  EXPECT_EQ(auto_one, search(Explore::none, 1, 0.25));
+  const auto auto_one = search(g.cs, Explore::automatic, 1, 0.25);
+  EXPECT_EQ(auto_one, search(g.cs, Explore::none, 1, 0.25));
   EXPECT_EQ(auto_one.back(), 0u);
   EXPECT_NE(auto_half, auto_one);
   {
@@ -624,28 +624,10 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     const CandidateSet cat(cols);
     ASSERT_TRUE(cat.has_categorical());
     EXPECT_FALSE(g.cs.has_categorical());
-    auto run = [&](Explore mode) {
-      EngineOptions e;
-      e.seed = 5;
-      e.explore = mode;
-      e.explore_share = mode == Explore::thompson ? 1.0 : 0.25;
-      e.stop.budget = 0;
-      std::vector<Observation> done;
-      std::vector<size_t> order;
-      size_t explored = 0;
-      for (size_t t = 0; t < 12; ++t) {
-        const Proposal p = propose(cat, done, {}, 1, e);
-        explored += p.explored;
-        order.push_back(p.indices.at(0));
-        done.push_back(Observation::ok(p.indices[0], g.score(p.indices[0], 3, 7)));
-      }
-      order.push_back(explored);
-      return order;
-    };
-    const auto auto_cat = run(Explore::automatic);
-    EXPECT_EQ(auto_cat, run(Explore::thompson));
+    const auto auto_cat = search(cat, Explore::automatic, 1, 0.25);
+    EXPECT_EQ(auto_cat, search(cat, Explore::thompson, 1, 1));
     EXPECT_EQ(auto_cat.back(), 9u);  // every trial after the initial design of 3
-    EXPECT_NE(auto_cat, run(Explore::none));
+    EXPECT_NE(auto_cat, search(cat, Explore::none, 1, 0.25));
   }
   o.gamma = 1.5;
   EXPECT_THROW(propose(g.cs, {}, {}, 1, o), Error);
