@@ -15,6 +15,10 @@ namespace {
 
 // The seed's stream of the base models' fits (design.cc: 1 and 2, optimizer.cc: 3 and 4).
 constexpr std::uint64_t kStreamHistory = 5, kStreamRgpe = 6;
+// history_failure_trust(): the prior is at most kFailureTrustMax, so that the problem's own
+// trials can always overrule it; where the whole history failed, H1 expects the problem to fail
+// with probability q + (1 - q) kFailureShareWeight.
+constexpr double kFailureTrustMax = 0.95, kFailureShareWeight = 0.9;
 
 }  // namespace
 
@@ -46,10 +50,12 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
   for (const auto &h : history) {
     // The last score of each successful candidate (a candidate measured twice counts once).
     std::map<std::size_t, double> last;
+    Eigen::VectorXd failed = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(cs.size()), -1.0);
     for (const auto &ob : h.done) {
       if (ob.index >= cs.size())
         throw_invalid("history '" + h.name + "': candidate " + std::to_string(ob.index) +
                       ": only " + std::to_string(cs.size()) + " candidates");
+      failed[static_cast<Eigen::Index>(ob.index)] = ob.failed ? 1.0 : 0.0;
       if (ob.failed) continue;
       if (!(ob.score > 0 && std::isfinite(ob.score)))
         throw_invalid("history '" + h.name + "': score '" + format_double(ob.score) +
@@ -79,8 +85,66 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     ws->names.push_back(h.name);
     ws->mean.push_back(std::move(m));
     ws->var.push_back(v.cwiseMax(0.0) + Eigen::VectorXd::Constant(v.size(), gp.noise_var()));
+    ws->failed.push_back(std::move(failed));
+  }
+  // The failure share at every candidate, and its leave-one-out agreement with each problem.
+  const Eigen::Index nc = static_cast<Eigen::Index>(cs.size());
+  Eigen::VectorXd fails = Eigen::VectorXd::Zero(nc), measured = Eigen::VectorXd::Zero(nc);
+  for (const auto &f : ws->failed) {
+    fails += (f.array() > 0).cast<double>().matrix();
+    measured += (f.array() >= 0).cast<double>().matrix();
+  }
+  ws->failure_share = (measured.array() > 0).select(fails.array() / measured.array().max(1.0), -1.0);
+  for (const auto &f : ws->failed) {
+    std::vector<double> hf, hs;
+    for (Eigen::Index i = 0; i < nc; ++i) {
+      if (f[i] < 0 || measured[i] < 2) continue;
+      const double others = (fails[i] - f[i]) / (measured[i] - 1);
+      (f[i] > 0 ? hf : hs).push_back(others);
+    }
+    count_ordered_pairs(hf, hs, &ws->failure_pairs_right, &ws->failure_pairs);
   }
   return ws;
+}
+
+void count_ordered_pairs(const std::vector<double> &failed, std::vector<double> succeeded,
+                         double *right, double *pairs) {
+  std::sort(succeeded.begin(), succeeded.end());
+  for (double a : failed) {
+    const auto lo = std::lower_bound(succeeded.begin(), succeeded.end(), a);
+    const auto hi = std::upper_bound(lo, succeeded.end(), a);
+    *right += static_cast<double>(lo - succeeded.begin()) + 0.5 * static_cast<double>(hi - lo);
+  }
+  *pairs += static_cast<double>(failed.size()) * static_cast<double>(succeeded.size());
+}
+
+double history_failure_trust(const WarmStart &ws, const std::vector<Observation> &done) {
+  if (ws.failure_share.size() != static_cast<Eigen::Index>(ws.candidates) || !(ws.failure_pairs > 0))
+    return 0.0;
+  const double prior =
+      std::min(kFailureTrustMax, std::max(0.0, 2 * ws.failure_pairs_right / ws.failure_pairs - 1));
+  if (prior <= 0) return 0.0;
+  std::vector<signed char> last(ws.candidates, -1);
+  for (const auto &ob : done)
+    if (ob.index < ws.candidates) last[ob.index] = ob.failed ? 1 : 0;
+  double n = 0, nf = 0;
+  for (auto l : last)
+    if (l >= 0) {
+      ++n;
+      nf += l;
+    }
+  // The problem's failure rate (Laplace's rule), and the log-likelihood ratio of its trials:
+  // where the history failed, H1 expects more failures than that rate, H0 no more.
+  const double q = (nf + 1) / (n + 2);
+  double log_ratio = 0;
+  for (std::size_t i = 0; i < ws.candidates; ++i) {
+    const double h = ws.failure_share[static_cast<Eigen::Index>(i)];
+    if (last[i] < 0 || !(h > 0)) continue;
+    const double p1 = q + (1 - q) * kFailureShareWeight * h;
+    log_ratio += last[i] ? std::log(p1 / q) : std::log((1 - p1) / (1 - q));
+  }
+  const double log_odds = std::log(prior / (1 - prior)) + log_ratio;
+  return 1.0 / (1.0 + std::exp(-log_odds));
 }
 
 std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,

@@ -192,14 +192,34 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     cpo.max_iterations = std::min(cpo.max_iterations, 5);
     cgp.emplace(GaussianProcess::fit(Xc, (c.array() - c_mean) / c_std, cs.groups(), cpo));
   }
+  // The history's failures (EngineOptions::history_feasibility): P(runs) is multiplied by
+  // (1 - h)^(f t), h the share of the history's problems that failed at the candidate, t the
+  // trust in it (history.hpp).
+  std::optional<Eigen::VectorXd> history_runs;
+  if (ws && o.history_feasibility > 0 && ws->failure_share.size() == static_cast<Eigen::Index>(n)) {
+    const double trust = history_failure_trust(*ws, done);
+    p.history_feasibility_trust = trust;
+    const double k = o.history_feasibility * trust;
+    if (k > 0) {
+      history_runs.emplace(ws->failure_share.size());
+      for (Eigen::Index i = 0; i < ws->failure_share.size(); ++i) {
+        const double h = ws->failure_share[i];
+        (*history_runs)[i] = h > 0 ? std::pow(1.0 - h, k) : 1.0;
+      }
+    }
+  }
   std::vector<double> feasible(n, -1.0);
   auto p_feasible = [&](std::size_t i) {
-    if (!cgp) return 1.0;
     if (feasible[i] < 0) {
-      double m, v;
-      cgp->predict_one(Xall.row(static_cast<Eigen::Index>(i)), &m, &v);
-      const double mu = c_mean + c_std * m, sd = c_std * std::sqrt(v);
-      feasible[i] = sd > 0 ? normal_cdf(mu / sd) : (mu > 0 ? 1.0 : 0.0);
+      double pf = 1.0;
+      if (cgp) {
+        double m, v;
+        cgp->predict_one(Xall.row(static_cast<Eigen::Index>(i)), &m, &v);
+        const double mu = c_mean + c_std * m, sd = c_std * std::sqrt(v);
+        pf = sd > 0 ? normal_cdf(mu / sd) : (mu > 0 ? 1.0 : 0.0);
+      }
+      if (history_runs) pf *= (*history_runs)[static_cast<Eigen::Index>(i)];
+      feasible[i] = pf;
     }
     return feasible[i];
   };
@@ -400,6 +420,11 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       cdraw =
           (c_mean + c_std * joint_draw(cpost.mean(), cpost.covariance(all), rng).array()).matrix();
     }
+    // The history's failures (history_runs): the candidate runs in the draw with that probability.
+    if (history_runs)
+      for (Eigen::Index r = 0; r < m; ++r)
+        if (rng.uniform() >= (*history_runs)[idx[static_cast<std::size_t>(r)]])
+          cdraw[r] = std::min(cdraw[r], -std::abs(cdraw[r]) - 1e-9);
     Eigen::Index best = -1, least_bad = 0;
     for (Eigen::Index r = 0; r < m; ++r) {
       if (cdraw[r] > 0 && (best < 0 || draw[r] < draw[best])) best = r;

@@ -106,6 +106,13 @@ const char kHelp[] =
     "                         with --history-confirm: after the initial design too, a history\n"
     "                         that passes the test is gated at Z instead of --history-gate\n"
     "                         (default no)\n"
+    "  --history-feasibility F\n"
+    "                         the history's failures as a prior on where runs fail: a\n"
+    "                         candidate's probability of running is multiplied by\n"
+    "                         (1 - h)^(F t), h the share of the history's problems that failed\n"
+    "                         there, t from 0 to 1 as far as h orders failures above\n"
+    "                         successes in the history's problems and in the problem's own\n"
+    "                         trials (default 1; 0: off)\n"
     "Stopping rules (the budget always applies):\n"
     "  --stop-improvement F   stop when a round improves the best by less than F (default 0: off)\n"
     "  --round N              trials per round (default 3)\n"
@@ -224,7 +231,8 @@ Settings parse_settings(int argc, char **argv) {
                    "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping", "linear-trend", "kernel",
                    "stop-improvement", "round", "stop-ei", "min-trials", "at",
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
-                   "history-gate", "history-picks", "history-confirm", "history-confirm-after"},
+                   "history-gate", "history-picks", "history-confirm", "history-confirm-after",
+                   "history-feasibility"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -314,6 +322,8 @@ Settings parse_settings(int argc, char **argv) {
   }
   if (auto v = args.value("history-confirm-after"))
     s.engine.history_confirm_after = parse_bool("--history-confirm-after", *v);
+  if (auto v = args.value("history-feasibility"))
+    s.engine.history_feasibility = parse_double("--history-feasibility", *v, 0, 10);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");

@@ -337,6 +337,109 @@ TEST(WarmStart, ConfirmedHistoryEarnsMoreOfTheDesign) {
   EXPECT_NO_THROW(o.validate());
 }
 
+// A history problem on the grid whose bowl is centred at (a, b) and whose runs fail where
+// fails(i): the failures are part of its measurements.
+template <class Fails>
+HistoryProblem history_with_failures(const Grid &g, double a, double b, const std::string &name,
+                                     Fails fails) {
+  HistoryProblem h;
+  h.name = name;
+  for (size_t i = 0; i < g.cs.size(); ++i)
+    h.done.push_back(fails(i) ? Observation::failure(i) : Observation::ok(i, g.score(i, a, b)));
+  return h;
+}
+
+TEST(WarmStart, OrderedPairsCountTiesHalf) {
+  double right = 0, pairs = 0;
+  count_ordered_pairs({1.0, 0.5}, {0.5, 0.0, 0.0}, &right, &pairs);
+  // 1.0 beats all three; 0.5 ties one (half) and beats two.
+  EXPECT_DOUBLE_EQ(right, 3 + 2.5);
+  EXPECT_DOUBLE_EQ(pairs, 6);
+  count_ordered_pairs({}, {1.0}, &right, &pairs);
+  EXPECT_DOUBLE_EQ(pairs, 6);
+}
+
+TEST(WarmStart, FailuresTrustedWhereTheHistoryAgreesWithItself) {
+  const Grid g(8);
+  EngineOptions o;
+  auto small = [&](size_t i) { return g.x[i] <= 2; };
+  const auto related = prepare_warm_start(
+      g.cs,
+      {history_with_failures(g, 3, 4, "a", small), history_with_failures(g, 3.5, 5, "b", small),
+       history_with_failures(g, 4, 3, "c", small)},
+      o);
+  ASSERT_EQ(related->failure_share.size(), static_cast<Eigen::Index>(g.cs.size()));
+  for (size_t i = 0; i < g.cs.size(); ++i)
+    EXPECT_DOUBLE_EQ(related->failure_share[static_cast<Eigen::Index>(i)], small(i) ? 1.0 : 0.0);
+  // Every problem's failures are where the others failed: the highest trust before any trial.
+  EXPECT_NEAR(history_failure_trust(*related, {}), 0.95, 1e-12);
+  // The problem's own trials agree: the trust grows; they contradict it (it runs where the
+  // history failed, and fails where it ran; or only runs, half of its trials where the history
+  // failed): the trust falls.
+  std::vector<Observation> agree, contradict, runs;
+  for (size_t i = 0; i < g.cs.size() && agree.size() < 8; i += 5) {
+    agree.push_back(small(i) ? Observation::failure(i) : Observation::ok(i, 1.0));
+    contradict.push_back(small(i) ? Observation::ok(i, 1.0) : Observation::failure(i));
+    runs.push_back(Observation::ok(i, 1.0));
+  }
+  ASSERT_GE(std::count_if(agree.begin(), agree.end(), [](const Observation &ob) { return ob.failed; }), 2);
+  EXPECT_GT(history_failure_trust(*related, agree), 0.99);
+  EXPECT_LT(history_failure_trust(*related, contradict), 0.05);
+  EXPECT_LT(history_failure_trust(*related, runs), 0.5);
+  // Failures at random, different in every problem: the problems do not predict each other.
+  std::vector<HistoryProblem> scattered;
+  for (int k = 0; k < 4; ++k) {
+    Rng rng(100 + static_cast<std::uint64_t>(k));
+    std::vector<char> f(g.cs.size());
+    for (auto &c : f) c = rng.uniform() < 0.3;
+    scattered.push_back(history_with_failures(g, 3, 4, std::to_string(k), [&](size_t i) { return f[i] != 0; }));
+  }
+  const auto noise = prepare_warm_start(g.cs, scattered, o);
+  EXPECT_LT(history_failure_trust(*noise, {}), 0.2);
+  // Without failures there is nothing to trust.
+  const auto none = prepare_warm_start(g.cs, {full_history(g, 3, 4, "a"), full_history(g, 4, 3, "b")}, o);
+  EXPECT_DOUBLE_EQ(history_failure_trust(*none, {}), 0.0);
+}
+
+TEST(WarmStart, HistoryFailuresKeepTheSearchWhereRunsSucceed) {
+  // The target's runs fail where x <= 2, as the related history's did; its cheapest
+  // configurations lie just beyond, so its model and the history's predict the failing
+  // corner to be cheap.  Trusted, the history's failures cut the target's failed trials.
+  const Grid g(8);
+  const double a = 3, b = 4;
+  auto small = [&](size_t i) { return g.x[i] <= 2; };
+  auto failed_trials = [&](EngineOptions o, const std::vector<HistoryProblem> &hist) {
+    size_t failed = 0;
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      o.seed = seed;
+      o.history = prepare_warm_start(g.cs, hist, o);
+      std::vector<Observation> done;
+      for (int t = 0; t < 12; ++t) {
+        const Proposal p = propose(g.cs, done, {}, 1, o);
+        if (p.indices.empty()) break;
+        const size_t i = p.indices[0];
+        done.push_back(small(i) ? Observation::failure(i) : Observation::ok(i, g.score(i, a, b)));
+        failed += small(i);
+      }
+    }
+    return failed;
+  };
+  const std::vector<HistoryProblem> related = {history_with_failures(g, 2.5, 4, "a", small),
+                                               history_with_failures(g, 2.8, 4.5, "b", small),
+                                               history_with_failures(g, 2.6, 3.5, "c", small)};
+  EngineOptions off, on;
+  off.history_feasibility = 0;
+  on.history_feasibility = 1;
+  const size_t without = failed_trials(off, related), with = failed_trials(on, related);
+  EXPECT_LT(with, without) << with << " " << without;
+  EXPECT_LE(with, 6u);  // at most one failure a run, on average
+  // history_feasibility is validated.
+  on.history_feasibility = 10.5;
+  EXPECT_THROW(on.validate(), Error);
+  on.history_feasibility = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(on.validate(), Error);
+}
+
 // Where the linear term is on (0.5 <= gamma <= 0.75), a history picks no trial of the initial
 // design by default and earns none: the design fills the space, and the history acts through
 // its weights.

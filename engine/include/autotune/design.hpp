@@ -153,6 +153,14 @@ struct EngineOptions {
   // history's combined mean passes it, the bases are gated at history_confirm instead of
   // history_gate.
   bool history_confirm_after = false;
+  // The history's failures as a prior on where trials run (history.hpp): a candidate's
+  // probability of running, which weights every proposal (and decides Thompson sampling's draw),
+  // is multiplied by (1 - h)^(history_feasibility x t): h, the share of the history's problems
+  // that measured the candidate and failed there; t from 0 to 1, the trust earned by how well h
+  // orders failures above successes -- in the history's own problems (leave-one-out) and in the
+  // problem's trials.  A history whose failures do not predict each other's, or the problem's,
+  // steers nothing.  0: off.
+  double history_feasibility = 1;  // chosen by bench/engine-cv (bench/README.md)
   // How the weighted models propose once the target has its own model: rgpe, EI on the
   // weighted ensemble (Feurer et al. 2018); taf, the weighted sum of the target's EI and each
   // history model's predicted improvement over the target's best trial (the transfer
@@ -163,8 +171,8 @@ struct EngineOptions {
   GpFitOptions gp;          // its seed is derived from `seed`
   bool predictions = true;  // fill Proposal::predictions
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
-  // or collapse fraction outside [0, 1], a history gate outside [0, 10], a history_confirm
-  // above 10 or not a number, bad stop.
+  // or collapse fraction outside [0, 1], a history gate or history_feasibility outside [0, 10],
+  // a history_confirm above 10 or not a number, bad stop.
   void validate() const;
 };
 
@@ -199,6 +207,9 @@ struct Proposal {
   // target's own model (1 without history).
   std::vector<double> history_weights;
   double own_weight = 1.0;
+  // With a warm start and EngineOptions::history_feasibility: the trust in the history's
+  // failures (1 before the problem's own trials say otherwise, 0: none).
+  double history_feasibility_trust = 0.0;
   // How many of `indices` were exploration picks (EngineOptions::explore) rather than EI's.
   std::size_t explored = 0;
 };

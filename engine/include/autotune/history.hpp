@@ -40,6 +40,12 @@
 // point.  Before the target has two successful trials after the design, the history picks
 // again.
 //
+// The history's failures are a prior on where the target's runs fail
+// (EngineOptions::history_feasibility): a candidate's probability of running is multiplied by
+// (1 - h)^(f t), h the share of the history problems that failed there and t the trust in it,
+// history_failure_trust(): how well h predicts the history problems' own failures from each
+// other's, then updated by the target's trials where the history failed.
+//
 // History problems must describe their configurations like the target's (the same feature
 // columns): map_history() keeps the observations whose candidate has a label (candidates.hpp)
 // in the target's set, and drops the others.
@@ -69,6 +75,16 @@ struct WarmStart {
   // Per base model: the predictive mean and variance of the standardized log score at every
   // candidate of the target (candidates.size()).
   std::vector<Eigen::VectorXd> mean, var;
+  // Per base model: at every candidate, 1 where the problem's last trial failed, 0 where it
+  // succeeded, -1 where it was not measured.  Empty when the warm start was built without
+  // outcomes.
+  std::vector<Eigen::VectorXd> failed;
+  // At every candidate, the share of the base models' problems that measured it and failed there
+  // (-1: none measured it); and how well that share predicts each history problem's own failures
+  // from the others' (leave-one-out): of the pairs (a failed candidate, a successful one) of
+  // every problem, the number the others' share orders right (failed higher; ties count half).
+  Eigen::VectorXd failure_share;
+  double failure_pairs_right = 0, failure_pairs = 0;
   std::size_t candidates = 0;
   std::size_t size() const { return names.size(); }
 };
@@ -86,6 +102,21 @@ std::vector<Observation> map_history(const CandidateSet &from, const std::vector
 std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &candidates,
                                                     const std::vector<HistoryProblem> &history,
                                                     const EngineOptions &options);
+
+// Of the pairs (a in `failed`, b in `succeeded`), how many have a > b (ties count half); adds them
+// to *right and the pairs to *pairs.  O((|failed| + |succeeded|) log |succeeded|).
+void count_ordered_pairs(const std::vector<double> &failed, std::vector<double> succeeded,
+                         double *right, double *pairs);
+
+// The trust in the history's failures (EngineOptions::history_feasibility), from 0 to 1: the
+// probability that they predict the problem's, H1, against H0, that the problem fails at its own
+// rate q wherever the history failed.  The prior is max(0, 2 AUC - 1) of the history problems'
+// own pairs (a failed candidate, a successful one) ordered by the others' failure share
+// (WarmStart::failure_pairs_right / failure_pairs; at most 0.95); each of the problem's trials
+// (the last outcome per candidate) where the history's failure share h > 0 then weighs for H1,
+// under which it fails with probability q + 0.9 (1 - q) h, or H0 (Bayes' rule; q by Laplace's
+// rule from the problem's trials).  0 when the history has no such pairs.
+double history_failure_trust(const WarmStart &ws, const std::vector<Observation> &done);
 
 // The RGPE weights: `base_at` (bases x n) are the base models' means and variances at the
 // target's n successful observations `y` (standardized), loo_mean / loo_var the target model's
