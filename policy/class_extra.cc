@@ -165,6 +165,8 @@ ClassExtra class_extra(const ClassRecord &c) {
     x.history_shared = j.value("history_shared", false);
     if (j.contains("history")) x.history = j.at("history").get<std::vector<HistoryUse>>();
     if (j.contains("own_weight")) x.own_weight = j.at("own_weight").get<double>();
+    if (j.contains("history_failure_trust"))
+      x.history_failure_trust = j.at("history_failure_trust").get<double>();
     // The model's keys; a class created before they were searched with input warping, no
     // linear term, ard and EI alone (class_extra.hpp).
     x.input_warping = j.value("input_warping", true);
@@ -191,6 +193,7 @@ std::string format_class_extra(const ClassExtra &x) {
   if (x.history_shared) j["history_shared"] = true;
   if (!x.history.empty()) j["history"] = x.history;
   if (x.own_weight) j["own_weight"] = *x.own_weight;
+  if (x.history_failure_trust) j["history_failure_trust"] = *x.history_failure_trust;
   j["input_warping"] = x.input_warping;
   j["linear_trend"] = trend_name(x.linear_trend);
   j["kernel"] = kernel_name(x.kernel);

@@ -447,11 +447,13 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
       x.history.push_back({h->cls.id, h->cls.owner, h->cls.shared, h->cls.name, prop.history_weights[b]});
     }
     x.own_weight = prop.own_weight;
+    x.history_failure_trust = prop.history_feasibility_trust;
     d.extra = format_class_extra(x);
   } else if (warm && (!x.history.empty() || x.own_weight)) {
     // No history informs this proposal any more (e.g. an administrator withdrew an offer).
     x.history.clear();
     x.own_weight.reset();
+    x.history_failure_trust.reset();
     d.extra = format_class_extra(x);
   }
 

@@ -92,6 +92,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
                                  {"owner", h.shared ? std::string("shared") : user_name(h.owner)},
                                  {"weight", h.weight}});
     if (cx.own_weight) j["own_weight"] = *cx.own_weight;
+    if (cx.history_failure_trust) j["history_failure_trust"] = *cx.history_failure_trust;
     const ClassModelText m = model_text(c, cx);
     j["model"] = m.model;
     j["proposals"] = m.proposals;
@@ -140,6 +141,9 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
                   num(h.weight, 2).c_str());
     }
     std::printf("; the class's own model: weight %s\n", num(cx.own_weight.value_or(0), 2).c_str());
+    if (cx.history_failure_trust.value_or(0) > 0)
+      std::printf("warm start: where those classes' runs failed is proposed less (trust in their failures %s)\n",
+                  num(*cx.history_failure_trust, 2).c_str());
   }
   std::printf("\n");
 

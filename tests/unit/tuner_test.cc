@@ -386,6 +386,14 @@ TEST_F(HistoryStore, OwnMatchingClassesOnlyUnlessOffered) {
   EXPECT_EQ(x.history[0].name, "old");
   EXPECT_EQ(x.history[0].owner, 1001u);
   EXPECT_NEAR(x.history[0].weight + x.own_weight.value_or(0), 1.0, 1e-9);
+  // No failed trial in the history: nothing to trust about where runs fail (autotune show says
+  // nothing of it); the key reads back as written.
+  ASSERT_TRUE(x.history_failure_trust);
+  EXPECT_EQ(*x.history_failure_trust, 0.0);
+  ClassExtra y = x;
+  y.history_failure_trust = 0.75;
+  after.settings.extra = format_class_extra(y);
+  EXPECT_EQ(class_extra(after).history_failure_trust.value_or(-1), 0.75);
   ASSERT_FALSE(d.queue.empty());
   // Its first proposal is the history's best: (2,2), the fastest of the old class.
   EXPECT_EQ(d.queue[0].config, cfg(2, 2));

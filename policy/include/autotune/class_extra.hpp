@@ -90,10 +90,13 @@ struct ClassExtra {
   std::optional<AccountingLimits> accounting_limits;
   // Warm start: an administrator marked this class's trials as history for every user's classes
   // with the same space and node types (`autotune admin history`); and the classes that informed
-  // the last proposal with their weights, and the weight of the class's own model.
+  // the last proposal with their weights, and the weight of the class's own model; and the trust
+  // in those classes' failed trials as a prior on where this class's runs fail (0 to 1;
+  // engine/history.hpp history_failure_trust()).
   bool history_shared = false;
   std::vector<HistoryUse> history;
   std::optional<double> own_weight;
+  std::optional<double> history_failure_trust;
 
   // The engine's options for the class's search with objective `gamma`: seed, initial trials,
   // xi, batch mode, the model and the exploration (the stopping rules and history are the
