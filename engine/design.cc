@@ -120,6 +120,11 @@ double EngineOptions::effective_history_confirm() const {
   return automatic_history_design(gamma) ? 1.0 : -1.0;
 }
 
+double EngineOptions::effective_history_own_floor() const {
+  if (history_own_floor) return *history_own_floor;
+  return gamma >= kHistoryOwnFloorGammaLow ? kHistoryOwnFloor : 0.0;
+}
+
 void EngineOptions::validate() const {
   if (initial_trials < 1) throw_invalid("initial trials must be at least 1");
   if (design_draws < 1) throw_invalid("design draws must be at least 1");
@@ -133,6 +138,9 @@ void EngineOptions::validate() const {
   if (!(explore_collapse >= 0 && explore_collapse <= 1))
     throw_invalid("the exploration collapse fraction '" + format_double(explore_collapse) +
                   "' must be from 0 to 1");
+  if (history_own_floor && !(*history_own_floor >= 0 && *history_own_floor <= 1000))
+    throw_invalid("the floor of the problem's own weight '" + format_double(*history_own_floor) +
+                  "' must be from 0 to 1000");
   if (!(history_feasibility >= 0 && history_feasibility <= 10))
     throw_invalid("the history's feasibility weight '" + format_double(history_feasibility) +
                   "' must be from 0 to 1");

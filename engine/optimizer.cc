@@ -160,6 +160,16 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
                                : o.history_gate;
     w = rgpe_weights(bm, bv, yo, lm, lv, Rng(o.seed, kStreamGp + 1).next() ^ done.size(),
                      o.history_ties_to_own, gate);
+    // The floor under the problem's own weight (EngineOptions::history_own_floor).
+    if (const double c = o.effective_history_own_floor(); gp && c > 0) {
+      const double own_n = static_cast<double>(ok_rows.size());
+      const double floor = own_n / (own_n + c);
+      if (w[nb] < floor) {
+        const double scale = (1 - floor) / (1 - w[nb]);
+        for (std::size_t b = 0; b < nb; ++b) w[b] *= scale;
+        w[nb] = floor;
+      }
+    }
     p.history_weights.assign(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(nb));
     p.own_weight = w[nb];
     // The initial design after the history's picks (design.cc) filled the proposal.

@@ -106,6 +106,9 @@ const char kHelp[] =
     "                         with --history-confirm: after the initial design too, a history\n"
     "                         that passes the test is gated at Z instead of --history-gate\n"
     "                         (default no)\n"
+    "  --history-own-floor C  once the problem has its own model, its weight is at least\n"
+    "                         n / (n + C), n its successful trials (default 8 when gamma >=\n"
+    "                         0.25, else 0: off)\n"
     "  --history-feasibility F\n"
     "                         the history's failures as a prior on where runs fail: a\n"
     "                         candidate's probability of running is multiplied by\n"
@@ -232,7 +235,7 @@ Settings parse_settings(int argc, char **argv) {
                    "stop-improvement", "round", "stop-ei", "min-trials", "at",
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after",
-                   "history-feasibility"},
+                   "history-feasibility", "history-own-floor"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -322,6 +325,8 @@ Settings parse_settings(int argc, char **argv) {
   }
   if (auto v = args.value("history-confirm-after"))
     s.engine.history_confirm_after = parse_bool("--history-confirm-after", *v);
+  if (auto v = args.value("history-own-floor"))
+    s.engine.history_own_floor = parse_double("--history-own-floor", *v, 0, 1000);
   if (auto v = args.value("history-feasibility"))
     s.engine.history_feasibility = parse_double("--history-feasibility", *v, 0, 10);
   s.engine.predictions = false;

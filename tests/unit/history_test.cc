@@ -440,6 +440,51 @@ TEST(WarmStart, HistoryFailuresKeepTheSearchWhereRunsSucceed) {
   EXPECT_THROW(on.validate(), Error);
 }
 
+TEST(WarmStart, TheProblemsOwnWeightHasAFloor) {
+  // A history that orders the problem's trials perfectly (the same bowl) wins RGPE's draws; with
+  // the floor, the problem's own model keeps at least n / (n + 8) of the weight after n
+  // successful trials, without it less.
+  const Grid g(10);
+  const double a = 4, b = 6;
+  auto own_weights = [&](EngineOptions o) {
+    o.history = prepare_warm_start(g.cs, {full_history(g, a, b, "same"), full_history(g, a + 0.3, b, "near")}, o);
+    std::vector<Observation> done;
+    std::vector<std::pair<size_t, double>> out;  // (successes, own weight)
+    for (int t = 0; t < 10; ++t) {
+      const Proposal p = propose(g.cs, done, {}, 1, o);
+      if (p.indices.empty()) break;
+      if (p.modelled) out.emplace_back(done.size(), p.own_weight);
+      done.push_back(Observation::ok(p.indices[0], g.score(p.indices[0], a, b)));
+    }
+    return out;
+  };
+  EngineOptions o;
+  o.gamma = 1;
+  EXPECT_EQ(o.effective_history_own_floor(), kHistoryOwnFloor);
+  size_t below = 0, steps = 0;
+  for (const auto &[n, w] : own_weights(o)) {
+    ++steps;
+    EXPECT_GE(w, static_cast<double>(n) / (static_cast<double>(n) + kHistoryOwnFloor) - 1e-12) << n;
+  }
+  EXPECT_GE(steps, 5u);
+  o.history_own_floor = 0;
+  for (const auto &[n, w] : own_weights(o))
+    below += w < static_cast<double>(n) / (static_cast<double>(n) + kHistoryOwnFloor) - 1e-9;
+  EXPECT_GE(below, 1u);
+  // By the objective: none below kHistoryOwnFloorGammaLow; validated.
+  EngineOptions z;
+  z.gamma = 0;
+  EXPECT_EQ(z.effective_history_own_floor(), 0.0);
+  z.gamma = kHistoryOwnFloorGammaLow;
+  EXPECT_EQ(z.effective_history_own_floor(), kHistoryOwnFloor);
+  z.history_own_floor = 1001;
+  EXPECT_THROW(z.validate(), Error);
+  z.history_own_floor = -1;
+  EXPECT_THROW(z.validate(), Error);
+  z.history_own_floor = 3;
+  EXPECT_NO_THROW(z.validate());
+}
+
 // Where the linear term is on (0.5 <= gamma <= 0.75), a history picks no trial of the initial
 // design by default and earns none: the design fills the space, and the history acts through
 // its weights.

@@ -68,6 +68,13 @@ constexpr double kLinearGammaLow = 0.5, kLinearGammaHigh = 0.75;
 // "A history that picks nothing where the linear term is on"): there, the history's picks cost
 // more than they gained, and a misleading history's cost most.
 constexpr double kHistoryDesignGammaLow = 0.5, kHistoryDesignGammaHigh = 0.75;
+// The floor of the problem's own model's weight (EngineOptions::history_own_floor) by default:
+// kHistoryOwnFloor from gamma kHistoryOwnFloorGammaLow on, else none.  Generated folds 1 and 2
+// (bench/engine-cv, a related and a shuffled history, gamma 0, 0.25, 0.5, 0.75, 1) are level
+// with it from gamma 0.25 on and chose none at gamma 0; synthetic histories of scout-dev.csv's
+// shape (bench/synthetic-table seeds 1-3) chose 8 among 4, 8 and 16, and seeds 4-6 checked it
+// (bench/README.md, "A floor under the problem's own weight").
+constexpr double kHistoryOwnFloor = 8, kHistoryOwnFloorGammaLow = 0.25;
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
@@ -124,6 +131,8 @@ struct EngineOptions {
   // history_picks and history_confirm (< 0: off) resolved by gamma.
   std::size_t effective_history_picks() const;
   double effective_history_confirm() const;
+  // history_own_floor resolved by gamma.
+  double effective_history_own_floor() const;
   // Warm start (history.hpp): base models prepared from other problems, or null.
   std::shared_ptr<const WarmStart> history;
   // RGPE's weights: a draw in which the target's own model orders the trials as well as the
@@ -161,6 +170,12 @@ struct EngineOptions {
   // problem's trials.  A history whose failures do not predict each other's, or the problem's,
   // steers nothing.  0: off.
   double history_feasibility = 1;  // chosen by bench/engine-cv (bench/README.md)
+  // Once the problem has its own model, its weight is at least n / (n + history_own_floor), n
+  // its successful trials (the bases' weights scaled down to make room): however well a history
+  // orders the trials, the problem's own measurements take over as they accumulate.  0: off
+  // (RGPE's weights as they are).  Unset: by the objective, kHistoryOwnFloor from gamma
+  // kHistoryOwnFloorGammaLow on, else 0 (effective_history_own_floor()).
+  std::optional<double> history_own_floor;  // chosen as kHistoryOwnFloor says
   // How the weighted models propose once the target has its own model: rgpe, EI on the
   // weighted ensemble (Feurer et al. 2018); taf, the weighted sum of the target's EI and each
   // history model's predicted improvement over the target's best trial (the transfer
@@ -172,7 +187,8 @@ struct EngineOptions {
   bool predictions = true;  // fill Proposal::predictions
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
   // or collapse fraction outside [0, 1], a history gate or history_feasibility outside [0, 10],
-  // a history_confirm above 10 or not a number, bad stop.
+  // a history_confirm above 10 or not a number, a history_own_floor outside [0, 1000], bad
+  // stop.
   void validate() const;
 };
 

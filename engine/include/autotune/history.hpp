@@ -26,6 +26,8 @@
 //     order, 5 with one pair wrong, and so on;
 //   - weight dilution (the paper's): a base whose median loss is above the 95th percentile of
 //     the target's own model's gets no weight.
+// Then, from gamma kHistoryOwnFloorGammaLow on, the target's own weight is raised to at least
+// n / (n + EngineOptions::history_own_floor), n its successes (the bases scaled down).
 // So a history that orders the target's trials no better than chance (an unrelated or shuffled
 // one) has no weight and the proposal is the cold search's; as the target's own model grows
 // better, the bases lose the draws and their weight.  The history's models pick the first
