@@ -143,7 +143,7 @@ void EngineOptions::validate() const {
                   "' must be from 0 to 1000");
   if (!(history_feasibility >= 0 && history_feasibility <= 10))
     throw_invalid("the history's feasibility weight '" + format_double(history_feasibility) +
-                  "' must be from 0 to 1");
+                  "' must be from 0 to 10");
   if (!(history_gate >= 0 && history_gate <= 10))
     throw_invalid("the history gate '" + format_double(history_gate) + "' must be from 0 to 10");
   if (history_confirm && !(*history_confirm <= 10))

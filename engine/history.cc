@@ -47,6 +47,9 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
   ws->candidates = cs.size();
   const Eigen::MatrixXd &Xall = cs.encoded();
   Rng seeds(o.seed, kStreamHistory);
+  // Per base model: 1 where its problem's last trial of a candidate failed, 0 where it
+  // succeeded, -1 where it was not measured.
+  std::vector<Eigen::VectorXd> outcomes;
   for (const auto &h : history) {
     // The last score of each successful candidate (a candidate measured twice counts once).
     std::map<std::size_t, double> last;
@@ -85,17 +88,17 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     ws->names.push_back(h.name);
     ws->mean.push_back(std::move(m));
     ws->var.push_back(v.cwiseMax(0.0) + Eigen::VectorXd::Constant(v.size(), gp.noise_var()));
-    ws->failed.push_back(std::move(failed));
+    outcomes.push_back(std::move(failed));
   }
   // The failure share at every candidate, and its leave-one-out agreement with each problem.
   const Eigen::Index nc = static_cast<Eigen::Index>(cs.size());
   Eigen::VectorXd fails = Eigen::VectorXd::Zero(nc), measured = Eigen::VectorXd::Zero(nc);
-  for (const auto &f : ws->failed) {
+  for (const auto &f : outcomes) {
     fails += (f.array() > 0).cast<double>().matrix();
     measured += (f.array() >= 0).cast<double>().matrix();
   }
   ws->failure_share = (measured.array() > 0).select(fails.array() / measured.array().max(1.0), -1.0);
-  for (const auto &f : ws->failed) {
+  for (const auto &f : outcomes) {
     std::vector<double> hf, hs;
     for (Eigen::Index i = 0; i < nc; ++i) {
       if (f[i] < 0 || measured[i] < 2) continue;

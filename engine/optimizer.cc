@@ -206,7 +206,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // (1 - h)^(f t), h the share of the history's problems that failed at the candidate, t the
   // trust in it (history.hpp).
   std::optional<Eigen::VectorXd> history_runs;
-  if (ws && o.history_feasibility > 0 && ws->failure_share.size() == static_cast<Eigen::Index>(n)) {
+  if (ws && o.history_feasibility > 0) {
     const double trust = history_failure_trust(*ws, done);
     p.history_feasibility_trust = trust;
     const double k = o.history_feasibility * trust;
@@ -434,7 +434,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     if (history_runs)
       for (Eigen::Index r = 0; r < m; ++r)
         if (rng.uniform() >= (*history_runs)[idx[static_cast<std::size_t>(r)]])
-          cdraw[r] = std::min(cdraw[r], -std::abs(cdraw[r]) - 1e-9);
+          cdraw[r] = -std::abs(cdraw[r]) - 1e-9;
     Eigen::Index best = -1, least_bad = 0;
     for (Eigen::Index r = 0; r < m; ++r) {
       if (cdraw[r] > 0 && (best < 0 || draw[r] < draw[best])) best = r;

@@ -224,7 +224,7 @@ struct Proposal {
   std::vector<double> history_weights;
   double own_weight = 1.0;
   // With a warm start and EngineOptions::history_feasibility: the trust in the history's
-  // failures (1 before the problem's own trials say otherwise, 0: none).
+  // failures, from 0 (none) to 1 (history_failure_trust()).
   double history_feasibility_trust = 0.0;
   // How many of `indices` were exploration picks (EngineOptions::explore) rather than EI's.
   std::size_t explored = 0;

@@ -77,10 +77,6 @@ struct WarmStart {
   // Per base model: the predictive mean and variance of the standardized log score at every
   // candidate of the target (candidates.size()).
   std::vector<Eigen::VectorXd> mean, var;
-  // Per base model: at every candidate, 1 where the problem's last trial failed, 0 where it
-  // succeeded, -1 where it was not measured.  Empty when the warm start was built without
-  // outcomes.
-  std::vector<Eigen::VectorXd> failed;
   // At every candidate, the share of the base models' problems that measured it and failed there
   // (-1: none measured it); and how well that share predicts each history problem's own failures
   // from the others' (leave-one-out): of the pairs (a failed candidate, a successful one) of
