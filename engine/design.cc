@@ -77,15 +77,17 @@ Explore automatic_explore(double gamma, bool warm, bool linear, bool categorical
   // With a warm start: where the model has the linear term (bench/README.md, "The warm start's
   // exploration and linear term": without it, Thompson sampling did worse than cold with a
   // shuffled history).  Cold, also in a space with a categorical feature when gamma is above
-  // kThompsonCategoricalGammaLow ("Thompson sampling where a feature is categorical").
-  const bool ts = warm ? linear
+  // kThompsonCategoricalGammaLow ("Thompson sampling where a feature is categorical").  Below
+  // kLinearLowGammaBelow a warm start keeps EI alone with the linear term ("The linear term below
+  // gamma 0.25").
+  const bool ts = warm ? linear && gamma >= kLinearLowGammaBelow
                        : (gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh) ||
                              (categorical && gamma > kThompsonCategoricalGammaLow);
   return ts ? Explore::thompson : Explore::none;
 }
 
 bool automatic_linear_trend(double gamma) {
-  return gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh;
+  return (gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh) || gamma < kLinearLowGammaBelow;
 }
 
 bool automatic_history_design(double gamma) {

@@ -65,7 +65,7 @@ const char kHelp[] =
     "                         learn a warping of each numeric feature's scale (default yes)\n"
     "  --linear-trend auto|yes|no\n"
     "                         add a linear term to the model's kernel (default auto: yes\n"
-    "                         when 0.5 <= gamma <= 0.75)\n"
+    "                         when gamma < 0.25 or 0.5 <= gamma <= 0.75)\n"
     "  --kernel K             ard (one Matern term, a length scale per feature), additive (a\n"
     "                         sum of one-feature terms with learnt weights) or ard+additive\n"
     "                         (both) (default ard)\n"

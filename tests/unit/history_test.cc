@@ -691,7 +691,9 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     const bool cat_ts = ts || gamma > 0.75;
     EXPECT_EQ(o.effective_explore(&share, true), cat_ts ? Explore::thompson : Explore::none) << gamma;
     EXPECT_EQ(share, cat_ts ? 1.0 : 0.0) << "gamma " << gamma;
-    EXPECT_EQ(o.effective_linear_trend(), gamma >= 0.5 && gamma <= 0.75) << "gamma " << gamma;
+    // The linear term: 0.5-0.75, and below 0.25.
+    EXPECT_EQ(o.effective_linear_trend(), (gamma >= 0.5 && gamma <= 0.75) || gamma < 0.25)
+        << "gamma " << gamma;
     o.linear_trend = Trend::no;
     EXPECT_FALSE(o.effective_linear_trend());
     o.linear_trend = Trend::yes;
@@ -704,8 +706,9 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   double share = -1;
   EXPECT_EQ(o.effective_explore(&share), Explore::hedge);  // an explicit mode is kept
   EXPECT_EQ(share, 0.5);
-  // With a warm start, Thompson sampling where the linear term is on (0.5-0.75), else EI; there
-  // the history picks no design trial by default.
+  // With a warm start, Thompson sampling where the linear term is on from gamma 0.25 on
+  // (0.5-0.75), else EI (also below 0.25, where the term is on); at 0.5-0.75 the history picks no
+  // design trial by default.
   EngineOptions w;
   const auto history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, w);
   for (double gamma : {0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 0.8, 1.0}) {
@@ -715,7 +718,7 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     const bool cold_ts = gamma >= 0.25 && gamma <= 0.5;
     EXPECT_EQ(w.effective_history_picks(), band ? 0u : 1u) << gamma;
     EXPECT_EQ(w.effective_history_confirm(), band ? -1.0 : 1.0) << gamma;
-    EXPECT_EQ(w.effective_linear_trend(), band) << gamma;
+    EXPECT_EQ(w.effective_linear_trend(), band || gamma < 0.25) << gamma;
     EXPECT_EQ(w.effective_explore(&share), band ? Explore::thompson : Explore::none) << gamma;
     // A warm start keeps its rule in a space with a categorical feature.
     EXPECT_EQ(w.effective_explore(&share, true), band ? Explore::thompson : Explore::none) << gamma;
@@ -724,8 +727,9 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     EXPECT_EQ(w.effective_explore(&share), band ? Explore::thompson : Explore::none) << gamma;
     w.linear_trend = Trend::no;  // without the linear term, EI alone with a warm start
     EXPECT_EQ(w.effective_explore(&share), Explore::none) << gamma;
-    w.linear_trend = Trend::yes;
-    EXPECT_EQ(w.effective_explore(&share), Explore::thompson) << gamma;
+    w.linear_trend = Trend::yes;  // with it, Thompson sampling from 0.25 on
+    EXPECT_EQ(w.effective_explore(&share), gamma >= 0.25 ? Explore::thompson : Explore::none)
+        << gamma;
     w.linear_trend = Trend::automatic;
     w.history_picks.reset();
     w.history_confirm = 0.5;  // set, it is kept
@@ -733,7 +737,11 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     w.history_confirm.reset();
     w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none
     EXPECT_EQ(w.effective_explore(&share), cold_ts ? Explore::thompson : Explore::none) << gamma;
+    EXPECT_EQ(w.effective_linear_trend(), band || gamma < 0.25) << gamma;
   }
+  EXPECT_TRUE(automatic_linear_trend(0.2));
+  EXPECT_FALSE(automatic_linear_trend(0.25));
+  EXPECT_FALSE(automatic_linear_trend(1.0));
   // Searches of 12 trials: automatic at gamma 0.5 is thompson with share 1, at gamma 1 none.
   auto search = [&](const CandidateSet &cs, Explore mode, double gamma, double share_set) {
     EngineOptions e;

@@ -123,8 +123,11 @@ for mode in thompson hedge; do
 done
 # The default exploration and linear term (auto) follow --gamma: Thompson sampling on every
 # proposal at 0.5 (also with a history), expected improvement alone at 0.75 and 1 and at 0.25
-# with a history; the linear term at 0.5 and 0.75, but not at 0.25 or 1.
+# with a history; the linear term at 0.1, 0.5 and 0.75, but not at 0.25 or 1 (at 0.1 with
+# expected improvement alone, also with a history).
 for case in "0.5||--explore thompson --explore-share 1 --linear-trend yes" \
+            "0.1||--explore none --linear-trend yes" \
+            "0.1|--history-others|--explore none --linear-trend yes" \
             "0.75||--explore none --linear-trend yes" "1||--explore none --linear-trend no" \
             "0.5|--history-others|--explore thompson --explore-share 1 --linear-trend yes" \
             "0.25|--history-others|--explore none --linear-trend no"; do

@@ -248,12 +248,12 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0.5);
   double share = 0;
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::thompson);
-  // Under the defaults, at gamma 0 (time only): ard with warping, no linear term, and EI alone.
+  // Under the defaults, at gamma 0 (time only): ard with warping, the linear term, and EI alone.
   ClassRecord d = make_class(conf_of(""), 6);
   decide(d, trials_, conf_of(""), recording_propose);
   EXPECT_TRUE(seen_options.input_warping);
   EXPECT_EQ(seen_options.linear_trend, Trend::automatic);
-  EXPECT_FALSE(seen_options.effective_linear_trend());
+  EXPECT_TRUE(seen_options.effective_linear_trend());
   EXPECT_EQ(seen_options.gp.kernel, GpKernel::ard);
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0);
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::none);

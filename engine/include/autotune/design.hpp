@@ -44,8 +44,8 @@ struct WarmStart;  // history.hpp
 //  automatic  by the objective (EngineOptions::gamma): thompson on every proposal when
 //             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, or, without a warm start, in a
 //             space with a categorical feature when gamma > kThompsonCategoricalGammaLow, or,
-//             with a warm start, when the model has the linear term (effective_linear_trend());
-//             else none (bench/README.md, "An exploration chosen by the objective" and the
+//             with a warm start, when the model has the linear term (effective_linear_trend())
+//             and gamma >= kLinearLowGammaBelow; else none (bench/README.md, "An exploration chosen by the objective" and the
 //             sections after it).
 enum class Explore { none, spacefill, random, local, thompson, hedge, automatic };
 // The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
@@ -59,8 +59,11 @@ constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
 constexpr double kThompsonCategoricalGammaLow = 0.75;
 // The objectives for which Trend::automatic adds the linear term: chosen the same way at gamma
 // 0.25, 0.5 and 0.75, cold and with a warm start (bench/README.md, "A linear term chosen by the
-// objective").
-constexpr double kLinearGammaLow = 0.5, kLinearGammaHigh = 0.75;
+// objective"); and below kLinearLowGammaBelow, where a warm-started search keeps EI alone (no
+// Thompson sampling): chosen cold on folds 1 and 2 at gamma 0 and 0.1 and with a history on
+// folds 21 and 22 (folds 1 and 2 split), checked on folds 21 to 24 and scout-dev.csv
+// (bench/README.md, "The linear term below gamma 0.25").
+constexpr double kLinearGammaLow = 0.5, kLinearGammaHigh = 0.75, kLinearLowGammaBelow = 0.25;
 // The objectives for which a warm start's history, by default, picks none of the initial design
 // and earns none of it (EngineOptions::history_picks 0, history_confirm off): it acts through
 // its gated weights only.  Chosen by bench/engine-cv with a related and a shuffled history on
@@ -96,8 +99,8 @@ struct EngineOptions {
   double xi = 0.01;               // EI margin, in standard deviations of the standardized log score
   bool input_warping = true;      // warp the numeric inputs (gp.hpp) of both models
   // A linear term in both models' kernels (gp.hpp) and the warm start's base models: no, yes,
-  // or automatic: yes when kLinearGammaLow <= gamma <= kLinearGammaHigh
-  // (effective_linear_trend()).
+  // or automatic: yes when kLinearGammaLow <= gamma <= kLinearGammaHigh or gamma <
+  // kLinearLowGammaBelow (effective_linear_trend()).
   Trend linear_trend = Trend::automatic;
   BatchMode batch = BatchMode::kriging_believer;
   // How failed trials steer the search (both never propose a failed candidate again):
