@@ -14,7 +14,8 @@
 // the step with Thompson sampling and with the hedge portfolio on every proposal (--explore
 // thompson / hedge, share 1); and the default step at gamma 0.5, where the automatic exploration
 // and linear term (design.hpp) make it a Thompson step with a linear term, cold and with the
-// history.
+// history; and the default step at gamma 0, an EI step with the linear term (the history's base
+// models with it too).
 //
 //   build/bench/propose_bench [--observations N] [--repeats R] [--space SPEC] [--history H]
 #include <time.h>
@@ -183,6 +184,11 @@ int main(int argc, char **argv) {
     };
   };
   const auto warm_step = warm_with(0);
+  // At gamma 0 the base models have the linear term as the problem's model does.
+  EngineOptions time_only;
+  time_only.seed = 1;
+  time_only.gamma = 0;
+  const auto warm_time = prepare_warm_start(cs, hist, time_only);
 
   // The steps run in turn within each repeat, so a change of machine speed during the run (a
   // shared machine) affects all of them alike and their ratios stay fair.
@@ -267,10 +273,25 @@ int main(int argc, char **argv) {
         if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
       },
       warm_with(0, 0.5),
+      [&](std::uint64_t seed) {  // the defaults at gamma 0: EI, linear term
+        EngineOptions e = o;
+        e.seed = seed;
+        e.gamma = 0;
+        if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
+      },
+      [&](std::uint64_t seed) {
+        EngineOptions e;
+        e.stop.budget = 0;
+        e.seed = seed;
+        e.gamma = 0;
+        e.history = warm_time;
+        if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
+      },
   });
   const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
                &rnd = t[6], &warm_t = t[7], &prep = t[8], &add = t[9], &both = t[10],
-               &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14], &half = t[15], &half_warm = t[16];
+               &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14], &half = t[15], &half_warm = t[16],
+               &zero = t[17], &zero_warm = t[18];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -300,6 +321,8 @@ int main(int argc, char **argv) {
   row("bo step, hedge (share 1)", hedge);
   row("bo step, gamma 0.5 defaults", half);
   row("  the same, with history", half_warm);
+  row("bo step, gamma 0 defaults", zero);
+  row("  the same, with history", zero_warm);
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
       "  bo step / random step: %.0fx; bo step / without input warping: %.2f; "
@@ -326,5 +349,10 @@ int main(int argc, char **argv) {
   std::printf("  default step at gamma 0.5 with history / at gamma 1 with history: %.2f; / 5 ms target: "
               "%.2f (%s)\n",
               hwmed / std::max(1e-6, wmed), hwmed / 5.0, hwmed <= 5.0 ? "met" : "NOT met");
+  const double zmed = quantile(zero.cpu, 0.5), zwmed = quantile(zero_warm.cpu, 0.5);
+  std::printf("  default step at gamma 0 / at gamma 1: %.2f cold, %.2f with history; with history / 5 ms "
+              "target: %.2f (%s)\n",
+              zmed / std::max(1e-6, med), zwmed / std::max(1e-6, wmed), zwmed / 5.0,
+              zwmed <= 5.0 ? "met" : "NOT met");
   return 0;
 }
