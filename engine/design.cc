@@ -143,6 +143,9 @@ void EngineOptions::validate() const {
   if (history_own_floor && !(*history_own_floor >= 0 && *history_own_floor <= 1000))
     throw_invalid("the floor of the problem's own weight '" + format_double(*history_own_floor) +
                   "' must be from 0 to 1000");
+  if (!(history_coherence >= -1 && history_coherence <= 1))
+    throw_invalid("the history's coherence threshold '" + format_double(history_coherence) +
+                  "' must be from -1 to 1");
   if (!(history_feasibility >= 0 && history_feasibility <= 10))
     throw_invalid("the history's feasibility weight '" + format_double(history_feasibility) +
                   "' must be from 0 to 10");

@@ -19,6 +19,9 @@ constexpr std::uint64_t kStreamHistory = 5, kStreamRgpe = 6;
 // trials can always overrule it; where the whole history failed, H1 expects the problem to fail
 // with probability q + (1 - q) kFailureShareWeight.
 constexpr double kFailureTrustMax = 0.95, kFailureShareWeight = 0.9;
+// The coherence counts at most this many measurements of each problem (evenly spaced among its
+// candidates), so that its O(n^2) pairs stay bounded.
+constexpr std::size_t kCoherencePoints = 400;
 
 }  // namespace
 
@@ -50,6 +53,8 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
   // Per base model: 1 where its problem's last trial of a candidate failed, 0 where it
   // succeeded, -1 where it was not measured.
   std::vector<Eigen::VectorXd> outcomes;
+  // Per base model: its problem's successful candidates and log scores.
+  std::vector<std::vector<std::pair<std::size_t, double>>> measured_ok;
   for (const auto &h : history) {
     // The last score of each successful candidate (a candidate measured twice counts once).
     std::map<std::size_t, double> last;
@@ -71,8 +76,10 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     Eigen::MatrixXd X(nd, Xall.cols());
     Eigen::VectorXd y(nd);
     Eigen::Index r = 0;
+    std::vector<std::pair<std::size_t, double>> ok;
     for (const auto &[i, s] : last) {
       X.row(r) = Xall.row(static_cast<Eigen::Index>(i));
+      ok.emplace_back(i, std::log(s));
       y[r++] = std::log(s);
     }
     const double mean = y.mean();
@@ -89,6 +96,38 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     ws->mean.push_back(std::move(m));
     ws->var.push_back(v.cwiseMax(0.0) + Eigen::VectorXd::Constant(v.size(), gp.noise_var()));
     outcomes.push_back(std::move(failed));
+    measured_ok.push_back(std::move(ok));
+  }
+  // The coherence: each problem's measurements ordered by the other models' mean.
+  if (ws->size() >= 2) {
+    double right = 0, pairs = 0;
+    for (std::size_t b = 0; b < ws->size(); ++b) {
+      const auto &ok = measured_ok[b];
+      const std::size_t step = (ok.size() + kCoherencePoints - 1) / kCoherencePoints;
+      std::vector<std::pair<double, double>> pts;  // (log score, the others' mean)
+      for (std::size_t k = 0; k < ok.size(); k += step) {
+        double m = 0;
+        for (std::size_t o2 = 0; o2 < ws->size(); ++o2)
+          if (o2 != b) m += ws->mean[o2][static_cast<Eigen::Index>(ok[k].first)];
+        pts.emplace_back(ok[k].second, m);
+      }
+      for (std::size_t i = 0; i < pts.size(); ++i)
+        for (std::size_t j = i + 1; j < pts.size(); ++j) {
+          const double dy = pts[i].first - pts[j].first, dm = pts[i].second - pts[j].second;
+          if (dy == 0) continue;
+          pairs += 1;
+          right += dy * dm > 0 ? 1.0 : dm == 0 ? 0.5 : 0.0;
+        }
+    }
+    ws->coherence_pairs = pairs;
+    if (pairs > 0) ws->coherence = 2 * right / pairs - 1;
+    if (ws->coherence < o.history_coherence) {
+      ws->set_aside = std::move(ws->names);
+      ws->names.clear();
+      ws->mean.clear();
+      ws->var.clear();
+      outcomes.clear();
+    }
   }
   // The failure share at every candidate, and its leave-one-out agreement with each problem.
   const Eigen::Index nc = static_cast<Eigen::Index>(cs.size());

@@ -116,6 +116,10 @@ const char kHelp[] =
     "                         there, t from 0 to 1 as far as h orders failures above\n"
     "                         successes in the history's problems and in the problem's own\n"
     "                         trials (default 1; 0: off)\n"
+    "  --history-coherence C  a history of two or more problems whose models order each\n"
+    "                         other's measurements with 2 AUC - 1 below C (leave-one-out) is\n"
+    "                         set aside: the search runs as without it (default 0.1; -1:\n"
+    "                         never)\n"
     "Stopping rules (the budget always applies):\n"
     "  --stop-improvement F   stop when a round improves the best by less than F (default 0: off)\n"
     "  --round N              trials per round (default 3)\n"
@@ -235,7 +239,7 @@ Settings parse_settings(int argc, char **argv) {
                    "stop-improvement", "round", "stop-ei", "min-trials", "at",
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after",
-                   "history-feasibility", "history-own-floor"},
+                   "history-feasibility", "history-own-floor", "history-coherence"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -329,6 +333,8 @@ Settings parse_settings(int argc, char **argv) {
     s.engine.history_own_floor = parse_double("--history-own-floor", *v, 0, 1000);
   if (auto v = args.value("history-feasibility"))
     s.engine.history_feasibility = parse_double("--history-feasibility", *v, 0, 10);
+  if (auto v = args.value("history-coherence"))
+    s.engine.history_coherence = parse_double("--history-coherence", *v, -1, 1);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");
@@ -438,6 +444,11 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
         jp["name"] = problems[p].name;
         jp["candidates"] = problems[p].candidates.size();
         jp["history_problems"] = warm_sources[p];
+        if (warm[p]) {
+          jp["history_set_aside"] = warm[p]->set_aside.size();
+          jp["history_coherence"] = std::isnan(warm[p]->coherence) ? nlohmann::json(nullptr)
+                                                                    : nlohmann::json(warm[p]->coherence);
+        }
         for (size_t k = 0; k < s.strategies.size(); ++k)
           jp["results"][strategy_name(s.strategies[k])] = to_json(sums[p][k]);
         j["problems"].push_back(jp);
@@ -456,6 +467,14 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
       std::printf("history:%s%s%s; base models per problem:", s.history_file.empty() ? "" : " ",
                   s.history_file.c_str(), s.history_others ? " + the table's other problems" : "");
       for (size_t p = 0; p < problems.size(); ++p) std::printf(" %zu", warm_sources[p]);
+      std::printf("\nhistory coherence per problem (set aside below %s):",
+                  format_double(s.engine.history_coherence).c_str());
+      for (size_t p = 0; p < problems.size(); ++p) {
+        if (std::isnan(warm[p]->coherence))
+          std::printf(" -");
+        else
+          std::printf(" %.2f", warm[p]->coherence);
+      }
       std::printf("\n");
     }
     std::printf("features:");

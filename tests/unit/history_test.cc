@@ -92,7 +92,10 @@ TEST_P(WarmStartModes, MisleadingHistoryLosesItsWeightAndCostsLittle) {
   cold.explore = Explore::none;
   cold.history_mode = GetParam();
   EngineOptions warm = cold;
-  // A history whose optimum is in the opposite corner, and one with the scores shuffled.
+  // A history whose optimum is in the opposite corner, and one with the scores shuffled.  The two
+  // disagree, so the history would be set aside (AHistoryWhoseProblemsDisagreeIsSetAside); kept
+  // here, the gate and the weights must keep its cost small.
+  warm.history_coherence = -1;
   HistoryProblem shuffled = full_history(g, 3, 7, "shuffled");
   Rng rng(5);
   for (size_t i = shuffled.done.size(); i > 1; --i)
@@ -183,6 +186,52 @@ TEST_P(WarmStartModes, ShuffledOwnHistoryEarnsNoWeight) {
   EXPECT_LT(area_warm, area_ungated) << "cold " << area_cold;
   // The history's one pick (a random configuration here) is the cost that remains: bounded.
   EXPECT_LE(area_warm, 1.5 * area_cold) << "ungated " << area_ungated;
+}
+
+// A history whose problems do not predict each other (shuffled copies) is set aside, and the
+// search is the cold one; a related history is kept; one problem alone has no coherence and is
+// kept; -1 keeps every history.
+TEST(WarmStart, AHistoryWhoseProblemsDisagreeIsSetAside) {
+  const Grid g(12);
+  EngineOptions cold;
+  cold.explore = Explore::none;
+  EngineOptions warm = cold;
+  const auto related = prepare_warm_start(
+      g.cs, {full_history(g, 3.2, 7.1, "a"), full_history(g, 2.8, 6.9, "b"), full_history(g, 3.5, 7.4, "c")},
+      warm);
+  EXPECT_EQ(related->size(), 3u);
+  EXPECT_GT(related->coherence, 0.5);
+  EXPECT_GT(related->coherence_pairs, 0);
+  EXPECT_TRUE(related->set_aside.empty());
+  std::vector<HistoryProblem> shuffled;
+  for (std::uint64_t s = 1; s <= 3; ++s) {
+    HistoryProblem h = full_history(g, 3, 7, "s" + std::to_string(s));
+    Rng rng(s);
+    for (size_t i = h.done.size(); i > 1; --i)
+      std::swap(h.done[i - 1].score, h.done[rng.below(i)].score);
+    shuffled.push_back(std::move(h));
+  }
+  warm.history = prepare_warm_start(g.cs, shuffled, warm);
+  EXPECT_LT(std::abs(warm.history->coherence), 0.1);
+  EXPECT_EQ(warm.history->size(), 0u);
+  EXPECT_EQ(warm.history->set_aside, (std::vector<std::string>{"s1", "s2", "s3"}));
+  std::vector<Observation> done;
+  for (size_t t = 0; t < 8; ++t) {
+    const Proposal c = propose(g.cs, done, {}, 1, cold), w = propose(g.cs, done, {}, 1, warm);
+    ASSERT_EQ(c.indices.size(), 1u);
+    EXPECT_EQ(w.indices, c.indices) << "trial " << t;
+    done.push_back(Observation::ok(c.indices[0], g.score(c.indices[0], 3, 7)));
+  }
+  EngineOptions keep = cold;
+  keep.history_coherence = -1;
+  EXPECT_EQ(prepare_warm_start(g.cs, shuffled, keep)->size(), 3u);
+  const auto one = prepare_warm_start(g.cs, {shuffled[0]}, cold);
+  EXPECT_EQ(one->size(), 1u);
+  EXPECT_TRUE(std::isnan(one->coherence));
+  for (double bad : {-1.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    keep.history_coherence = bad;
+    EXPECT_THROW(keep.validate(), Error) << bad;
+  }
 }
 
 TEST(WarmStart, GateDropsABaseThatOrdersNoBetterThanChance) {

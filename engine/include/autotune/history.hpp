@@ -42,6 +42,13 @@
 // point.  Before the target has two successful trials after the design, the history picks
 // again.
 //
+// A history of two or more problems that do not predict each other is set aside
+// (EngineOptions::history_coherence): its coherence is 2 AUC - 1 of the pairs of each problem's
+// successful measurements ordered by the other problems' models (their mean, leave-one-out; at
+// most kCoherencePoints measurements per problem).  A shuffled history's is near 0, a related
+// one's well above; below the threshold prepare_warm_start() keeps no base model, and the search
+// is the cold one.
+//
 // The history's failures are a prior on where the target's runs fail
 // (EngineOptions::history_feasibility): a candidate's probability of running is multiplied by
 // (1 - h)^(f t), h the share of the history problems that failed there and t the trust in it,
@@ -57,6 +64,7 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,6 +91,10 @@ struct WarmStart {
   // every problem, the number the others' share orders right (failed higher; ties count half).
   Eigen::VectorXd failure_share;
   double failure_pairs_right = 0, failure_pairs = 0;
+  // The history's coherence (NaN: fewer than two base models, or no pairs) and the pairs it
+  // counts; the names of the problems set aside for it (EngineOptions::history_coherence).
+  double coherence = std::numeric_limits<double>::quiet_NaN(), coherence_pairs = 0;
+  std::vector<std::string> set_aside;
   std::size_t candidates = 0;
   std::size_t size() const { return names.size(); }
 };
@@ -93,7 +105,8 @@ std::vector<Observation> map_history(const CandidateSet &from, const std::vector
                                      const CandidateSet &to);
 
 // Fits one base model per history problem with at least two distinct successful candidates
-// (the others are left out) and predicts it at every candidate.  Uses options.gp,
+// (the others are left out) and predicts it at every candidate; then measures the history's
+// coherence and sets the history aside if it is below options.history_coherence.  Uses options.gp,
 // options.input_warping and options.linear_trend as the target's model does, and a seed derived
 // from options.seed.  Throws Error(invalid_argument) for an index out of range or a score that
 // is not a positive number.  Cost: one GP fit and one prediction over the candidates per problem.
