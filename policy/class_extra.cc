@@ -167,6 +167,9 @@ ClassExtra class_extra(const ClassRecord &c) {
     if (j.contains("own_weight")) x.own_weight = j.at("own_weight").get<double>();
     if (j.contains("history_failure_trust"))
       x.history_failure_trust = j.at("history_failure_trust").get<double>();
+    if (j.contains("history_set_aside"))
+      x.history_set_aside = j.at("history_set_aside").get<std::vector<HistoryUse>>();
+    if (j.contains("history_coherence")) x.history_coherence = j.at("history_coherence").get<double>();
     // The model's keys; a class created before they were searched with input warping, no
     // linear term, ard and EI alone (class_extra.hpp).
     x.input_warping = j.value("input_warping", true);
@@ -194,6 +197,8 @@ std::string format_class_extra(const ClassExtra &x) {
   if (!x.history.empty()) j["history"] = x.history;
   if (x.own_weight) j["own_weight"] = *x.own_weight;
   if (x.history_failure_trust) j["history_failure_trust"] = *x.history_failure_trust;
+  if (!x.history_set_aside.empty()) j["history_set_aside"] = x.history_set_aside;
+  if (x.history_coherence) j["history_coherence"] = *x.history_coherence;
   j["input_warping"] = x.input_warping;
   j["linear_trend"] = trend_name(x.linear_trend);
   j["kernel"] = kernel_name(x.kernel);

@@ -93,6 +93,11 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
                                  {"weight", h.weight}});
     if (cx.own_weight) j["own_weight"] = *cx.own_weight;
     if (cx.history_failure_trust) j["history_failure_trust"] = *cx.history_failure_trust;
+    j["warm_start_set_aside"] = nlohmann::json::array();
+    for (const auto &h : cx.history_set_aside)
+      j["warm_start_set_aside"].push_back(
+          {{"class", h.name}, {"owner", h.shared ? std::string("shared") : user_name(h.owner)}});
+    if (cx.history_coherence) j["history_coherence"] = *cx.history_coherence;
     const ClassModelText m = model_text(c, cx);
     j["model"] = m.model;
     j["proposals"] = m.proposals;
@@ -144,6 +149,15 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     if (cx.history_failure_trust.value_or(0) > 0)
       std::printf("warm start: where those classes' runs failed is proposed less (trust in their failures %s)\n",
                   num(*cx.history_failure_trust, 2).c_str());
+  }
+  if (!cx.history_set_aside.empty()) {
+    std::printf("warm start: set aside");
+    for (size_t i = 0; i < cx.history_set_aside.size(); ++i) {
+      const auto &h = cx.history_set_aside[i];
+      std::printf("%s %s/%s", i ? "," : "", h.shared ? "shared" : user_name(h.owner).c_str(), h.name.c_str());
+    }
+    std::printf(": they do not predict each other's measurements (coherence %s, below %s)\n",
+                num(cx.history_coherence.value_or(0), 2).c_str(), num(kHistoryCoherenceMin, 2).c_str());
   }
   std::printf("\n");
 

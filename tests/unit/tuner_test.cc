@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <array>
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -322,9 +324,10 @@ class HistoryStore : public ::testing::Test {
     std::system(("rm -rf '" + dir_ + "'").c_str());
   }
   // A class of `owner` like make_class()'s (or with another space), with its four candidates
-  // measured when `measured`.
+  // measured when `measured` (at these rates).
   ClassRecord add_class(std::uint32_t owner, const std::string &name, bool measured,
-                        const std::string &space_text = "") {
+                        const std::string &space_text = "",
+                        std::array<double, 4> rate = {100, 200, 150, 400}) {
     ClassRecord proto = make_class(conf_);
     ClassSettings s = proto.settings;
     if (!space_text.empty()) {
@@ -335,7 +338,6 @@ class HistoryStore : public ::testing::Test {
     }
     const ClassRecord c = store_->ensure_class(owner, name, s);
     if (measured) {
-      const double rate[4] = {100, 200, 150, 400};
       int k = 0;
       for (int nodes : {1, 2})
         for (int workers : {1, 2}) {
@@ -398,4 +400,36 @@ TEST_F(HistoryStore, OwnMatchingClassesOnlyUnlessOffered) {
   // Its first proposal is the history's best: (2,2), the fastest of the old class.
   EXPECT_EQ(d.queue[0].config, cfg(2, 2));
   EXPECT_EQ(d.queue[0].reason, "warm start: the best predicted by the classes it learns from");
+}
+
+// Two earlier classes that order the same configurations oppositely do not predict each other:
+// they are set aside, named with their coherence, and the new class searches cold.
+TEST_F(HistoryStore, ClassesThatDisagreeAreSetAside) {
+  add_class(1001, "old", true);
+  add_class(1001, "reversed", true, "", {400, 150, 200, 100});
+  const ClassRecord mine = add_class(1001, "new", false);
+  const std::vector<HistoryClass> h = history_classes(*store_, mine);
+  ASSERT_EQ(h.size(), 2u);
+  const Decision d = decide(mine, {}, conf_, propose, &h, prepare_warm_start);
+  ASSERT_TRUE(d.extra);
+  ClassRecord after = mine;
+  after.settings.extra = *d.extra;
+  const ClassExtra x = class_extra(after);
+  EXPECT_TRUE(x.history.empty());
+  EXPECT_FALSE(x.own_weight);
+  ASSERT_EQ(x.history_set_aside.size(), 2u);
+  std::set<std::string> set_aside;
+  for (const auto &u : x.history_set_aside) {
+    set_aside.insert(u.name);
+    EXPECT_EQ(u.owner, 1001u);
+  }
+  EXPECT_EQ(set_aside, (std::set<std::string>{"old", "reversed"}));
+  ASSERT_TRUE(x.history_coherence);
+  EXPECT_LT(*x.history_coherence, kHistoryCoherenceMin);
+  ASSERT_FALSE(d.queue.empty());
+  EXPECT_NE(d.queue[0].reason, "warm start: the best predicted by the classes it learns from");
+  // Without the earlier classes the decision is the same.
+  const Decision cold = decide(mine, {}, conf_, propose);
+  ASSERT_EQ(cold.queue.size(), d.queue.size());
+  for (size_t i = 0; i < d.queue.size(); ++i) EXPECT_EQ(cold.queue[i].config, d.queue[i].config);
 }

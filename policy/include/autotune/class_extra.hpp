@@ -92,11 +92,14 @@ struct ClassExtra {
   // with the same space and node types (`autotune admin history`); and the classes that informed
   // the last proposal with their weights, and the weight of the class's own model; and the trust
   // in those classes' failed trials as a prior on where this class's runs fail (0 to 1;
-  // engine/history.hpp history_failure_trust()).
+  // engine/history.hpp history_failure_trust()); or the classes set aside because they do not
+  // predict each other (weight 0), with their coherence (engine/history.hpp WarmStart::coherence).
   bool history_shared = false;
   std::vector<HistoryUse> history;
   std::optional<double> own_weight;
   std::optional<double> history_failure_trust;
+  std::vector<HistoryUse> history_set_aside;
+  std::optional<double> history_coherence;
 
   // The engine's options for the class's search with objective `gamma`: seed, initial trials,
   // xi, batch mode, the model and the exploration (the stopping rules and history are the
