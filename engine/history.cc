@@ -53,8 +53,8 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
   // Per base model: 1 where its problem's last trial of a candidate failed, 0 where it
   // succeeded, -1 where it was not measured.
   std::vector<Eigen::VectorXd> outcomes;
-  // Per base model: its problem's successful candidates and log scores.
-  std::vector<std::vector<std::pair<std::size_t, double>>> measured_ok;
+  // Per base model: its problem's successful candidates and their last scores.
+  std::vector<std::map<std::size_t, double>> measured_ok;
   for (const auto &h : history) {
     // The last score of each successful candidate (a candidate measured twice counts once).
     std::map<std::size_t, double> last;
@@ -76,10 +76,8 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     Eigen::MatrixXd X(nd, Xall.cols());
     Eigen::VectorXd y(nd);
     Eigen::Index r = 0;
-    std::vector<std::pair<std::size_t, double>> ok;
     for (const auto &[i, s] : last) {
       X.row(r) = Xall.row(static_cast<Eigen::Index>(i));
-      ok.emplace_back(i, std::log(s));
       y[r++] = std::log(s);
     }
     const double mean = y.mean();
@@ -96,7 +94,7 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     ws->mean.push_back(std::move(m));
     ws->var.push_back(v.cwiseMax(0.0) + Eigen::VectorXd::Constant(v.size(), gp.noise_var()));
     outcomes.push_back(std::move(failed));
-    measured_ok.push_back(std::move(ok));
+    measured_ok.push_back(std::move(last));
   }
   // The coherence: each problem's measurements ordered by the other models' mean.
   if (ws->size() >= 2) {
@@ -104,12 +102,14 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     for (std::size_t b = 0; b < ws->size(); ++b) {
       const auto &ok = measured_ok[b];
       const std::size_t step = (ok.size() + kCoherencePoints - 1) / kCoherencePoints;
-      std::vector<std::pair<double, double>> pts;  // (log score, the others' mean)
-      for (std::size_t k = 0; k < ok.size(); k += step) {
+      std::vector<std::pair<double, double>> pts;  // (score, the others' mean)
+      std::size_t k = 0;
+      for (const auto &[i, s] : ok) {
+        if (k++ % step) continue;
         double m = 0;
         for (std::size_t o2 = 0; o2 < ws->size(); ++o2)
-          if (o2 != b) m += ws->mean[o2][static_cast<Eigen::Index>(ok[k].first)];
-        pts.emplace_back(ok[k].second, m);
+          if (o2 != b) m += ws->mean[o2][static_cast<Eigen::Index>(i)];
+        pts.emplace_back(s, m);
       }
       for (std::size_t i = 0; i < pts.size(); ++i)
         for (std::size_t j = i + 1; j < pts.size(); ++j) {

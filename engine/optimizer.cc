@@ -11,7 +11,6 @@
 #include "autotune/acquisition.hpp"
 #include "autotune/error.hpp"
 #include "autotune/history.hpp"
-#include <cstdlib>
 #include "autotune/rng.hpp"
 #include "autotune/units.hpp"
 
@@ -352,12 +351,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // Exploration (EngineOptions::explore): the trials scheduled by the share, and the first pick
   // of a proposal whose EI collapsed.
   double explore_share = 0;
-  Explore explore = o.effective_explore(&explore_share, cs.has_categorical());
-  if (std::getenv("EXPW") && ws && o.explore == Explore::automatic && !w.empty() &&
-      w[ws->size()] >= 1 - 1e-12) {
-    explore = automatic_explore(o.gamma, false, o.effective_linear_trend(), cs.has_categorical());
-    explore_share = explore == Explore::thompson ? 1.0 : 0.0;
-  }
+  const Explore explore = o.effective_explore(&explore_share, cs.has_categorical());
   auto scheduled = [&](std::size_t t) {
     if (explore_share <= 0 || t < o.initial_trials) return false;
     const double a = static_cast<double>(t - o.initial_trials);

@@ -440,35 +440,30 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
     if (!hp.empty()) opts.history = warm(set, hp, opts);
   }
   const Proposal prop = propose(set, obs, pending, static_cast<std::size_t>(std::max(1, x.queue_depth)), opts);
+  // What the class keeps of the warm start for autotune show: the informing classes with their
+  // weights, or those set aside, or (no history informs this proposal any more, e.g. an
+  // administrator withdrew an offer) nothing.
   auto use_of = [&](const std::string &base, double weight) {
     const HistoryClass *h = informed[std::stoul(base)];
     return HistoryUse{h->cls.id, h->cls.owner, h->cls.shared, h->cls.name, weight};
   };
-  if (opts.history && opts.history->size() > 0) {
-    x.history.clear();
-    for (std::size_t b = 0; b < opts.history->size() && b < prop.history_weights.size(); ++b)
-      x.history.push_back(use_of(opts.history->names[b], prop.history_weights[b]));
-    x.own_weight = prop.own_weight;
-    x.history_failure_trust = prop.history_feasibility_trust;
-    x.history_set_aside.clear();
-    x.history_coherence.reset();
-    d.extra = format_class_extra(x);
-  } else if (opts.history && !opts.history->set_aside.empty()) {
-    // The informing classes do not predict each other: set aside, the search is the cold one.
-    x.history.clear();
-    x.own_weight.reset();
-    x.history_failure_trust.reset();
-    x.history_set_aside.clear();
-    for (const auto &name : opts.history->set_aside) x.history_set_aside.push_back(use_of(name, 0));
-    x.history_coherence = opts.history->coherence;
-    d.extra = format_class_extra(x);
-  } else if (warm && (!x.history.empty() || x.own_weight || !x.history_set_aside.empty())) {
-    // No history informs this proposal any more (e.g. an administrator withdrew an offer).
+  const bool informs = opts.history && opts.history->size() > 0;
+  const bool set_aside = opts.history && !opts.history->set_aside.empty();
+  if (informs || set_aside || (warm && (!x.history.empty() || x.own_weight || !x.history_set_aside.empty()))) {
     x.history.clear();
     x.own_weight.reset();
     x.history_failure_trust.reset();
     x.history_set_aside.clear();
     x.history_coherence.reset();
+    if (informs) {
+      for (std::size_t b = 0; b < opts.history->size() && b < prop.history_weights.size(); ++b)
+        x.history.push_back(use_of(opts.history->names[b], prop.history_weights[b]));
+      x.own_weight = prop.own_weight;
+      x.history_failure_trust = prop.history_feasibility_trust;
+    } else if (set_aside) {  // the search is the cold one
+      for (const auto &name : opts.history->set_aside) x.history_set_aside.push_back(use_of(name, 0));
+      x.history_coherence = opts.history->coherence;
+    }
     d.extra = format_class_extra(x);
   }
 

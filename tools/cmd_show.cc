@@ -42,6 +42,9 @@ ClassModelText model_text(const ClassRecord &c, const ClassExtra &cx) {
   return v;
 }
 
+// Who an informing (or set-aside) class belongs to: its owner, or "shared" when offered to all.
+std::string history_owner(const HistoryUse &h) { return h.shared ? std::string("shared") : user_name(h.owner); }
+
 std::string measurement_cells(const TrialRecord &t, std::vector<std::string> &row) {
   if (t.measurement) {
     // A trial measured by time has no throughput: T is the wall time of its job's run.
@@ -89,14 +92,14 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     j["warm_start"] = nlohmann::json::array();
     for (const auto &h : cx.history)
       j["warm_start"].push_back({{"class", h.name},
-                                 {"owner", h.shared ? std::string("shared") : user_name(h.owner)},
+                                 {"owner", history_owner(h)},
                                  {"weight", h.weight}});
     if (cx.own_weight) j["own_weight"] = *cx.own_weight;
     if (cx.history_failure_trust) j["history_failure_trust"] = *cx.history_failure_trust;
     j["warm_start_set_aside"] = nlohmann::json::array();
     for (const auto &h : cx.history_set_aside)
       j["warm_start_set_aside"].push_back(
-          {{"class", h.name}, {"owner", h.shared ? std::string("shared") : user_name(h.owner)}});
+          {{"class", h.name}, {"owner", history_owner(h)}});
     if (cx.history_coherence) j["history_coherence"] = *cx.history_coherence;
     const ClassModelText m = model_text(c, cx);
     j["model"] = m.model;
@@ -142,7 +145,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     std::printf("warm start: informed by");
     for (size_t i = 0; i < cx.history.size(); ++i) {
       const auto &h = cx.history[i];
-      std::printf("%s %s/%s (weight %s)", i ? "," : "", h.shared ? "shared" : user_name(h.owner).c_str(), h.name.c_str(),
+      std::printf("%s %s/%s (weight %s)", i ? "," : "", history_owner(h).c_str(), h.name.c_str(),
                   num(h.weight, 2).c_str());
     }
     std::printf("; the class's own model: weight %s\n", num(cx.own_weight.value_or(0), 2).c_str());
@@ -154,7 +157,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     std::printf("warm start: set aside");
     for (size_t i = 0; i < cx.history_set_aside.size(); ++i) {
       const auto &h = cx.history_set_aside[i];
-      std::printf("%s %s/%s", i ? "," : "", h.shared ? "shared" : user_name(h.owner).c_str(), h.name.c_str());
+      std::printf("%s %s/%s", i ? "," : "", history_owner(h).c_str(), h.name.c_str());
     }
     std::printf(": they do not predict each other's measurements (coherence %s, below %s)\n",
                 num(cx.history_coherence.value_or(0), 2).c_str(), num(kHistoryCoherenceMin, 2).c_str());

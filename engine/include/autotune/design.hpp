@@ -45,8 +45,8 @@ struct WarmStart;  // history.hpp
 //             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, or, without a warm start, in a
 //             space with a categorical feature when gamma > kThompsonCategoricalGammaLow, or,
 //             with a warm start, when the model has the linear term (effective_linear_trend())
-//             and gamma >= kLinearLowGammaBelow; else none (bench/README.md, "An exploration chosen by the objective" and the
-//             sections after it).
+//             and gamma >= kLinearLowGammaBelow; else none (bench/README.md, "An exploration
+//             chosen by the objective" and the sections after it).
 enum class Explore { none, spacefill, random, local, thompson, hedge, automatic };
 // The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
 // generated problems at gamma 0, 0.25, 0.5, 0.75 and 1, where scout-dev.csv did not contradict.
@@ -60,9 +60,10 @@ constexpr double kThompsonCategoricalGammaLow = 0.75;
 // The objectives for which Trend::automatic adds the linear term: chosen the same way at gamma
 // 0.25, 0.5 and 0.75, cold and with a warm start (bench/README.md, "A linear term chosen by the
 // objective"); and below kLinearLowGammaBelow, where a warm-started search keeps EI alone (no
-// Thompson sampling): chosen cold on folds 1 and 2 at gamma 0 and 0.1 and with a history on
-// folds 21 and 22 (folds 1 and 2 split), checked on folds 21 to 24 and scout-dev.csv
-// (bench/README.md, "The linear term below gamma 0.25").
+// Thompson sampling): cold, chosen on folds 1 and 2 at gamma 0 and 0.1 and checked on folds 21
+// to 24 and scout-dev.csv; with a history, chosen on folds 21 and 22 (folds 1 and 2 split) and
+// checked on folds 23 and 24 and scout-dev.csv (bench/README.md, "The linear term below gamma
+// 0.25").
 constexpr double kLinearGammaLow = 0.5, kLinearGammaHigh = 0.75, kLinearLowGammaBelow = 0.25;
 // The objectives for which a warm start's history, by default, picks none of the initial design
 // and earns none of it (EngineOptions::history_picks 0, history_confirm off): it acts through
