@@ -170,6 +170,22 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
         w[nb] = floor;
       }
     }
+    // A history whose top-ranked tried candidate failed (EngineOptions::history_top_must_run).
+    if (o.history_top_must_run && gp) {
+      double top = std::numeric_limits<double>::infinity();
+      for (const auto &ob : done) {
+        double m = 0;
+        for (std::size_t b = 0; b < nb; ++b) m += ws->mean[b][static_cast<Eigen::Index>(ob.index)];
+        if (m < top) {
+          top = m;
+          p.history_top_failed = ob.failed;
+        }
+      }
+      if (p.history_top_failed) {
+        std::fill(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(nb), 0.0);
+        w[nb] = 1;
+      }
+    }
     p.history_weights.assign(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(nb));
     p.own_weight = w[nb];
     // The initial design after the history's picks (design.cc) filled the proposal.

@@ -120,6 +120,10 @@ const char kHelp[] =
     "                         other's measurements with 2 AUC - 1 below C (leave-one-out) is\n"
     "                         set aside: the search runs as without it (default 0.1; -1:\n"
     "                         never)\n"
+    "  --history-top-must-run yes|no\n"
+    "                         once the problem has its own model, a history whose best-ranked\n"
+    "                         tried configuration failed on the problem gets no weight\n"
+    "                         (default yes)\n"
     "Stopping rules (the budget always applies):\n"
     "  --stop-improvement F   stop when a round improves the best by less than F (default 0: off)\n"
     "  --round N              trials per round (default 3)\n"
@@ -239,7 +243,8 @@ Settings parse_settings(int argc, char **argv) {
                    "stop-improvement", "round", "stop-ei", "min-trials", "at",
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after",
-                   "history-feasibility", "history-own-floor", "history-coherence"},
+                   "history-feasibility", "history-own-floor", "history-coherence",
+                   "history-top-must-run"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -335,6 +340,8 @@ Settings parse_settings(int argc, char **argv) {
     s.engine.history_feasibility = parse_double("--history-feasibility", *v, 0, 10);
   if (auto v = args.value("history-coherence"))
     s.engine.history_coherence = parse_double("--history-coherence", *v, -1, 1);
+  if (auto v = args.value("history-top-must-run"))
+    s.engine.history_top_must_run = parse_bool("--history-top-must-run", *v);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");

@@ -534,6 +534,57 @@ TEST(WarmStart, TheProblemsOwnWeightHasAFloor) {
   EXPECT_NO_THROW(z.validate());
 }
 
+// A history whose best guess fails on the problem (its optimum lies where the problem's runs
+// fail) gets no weight once the problem has its own model, though it orders the problem's
+// successes well; with EngineOptions::history_top_must_run off, the same trials give it weight.
+TEST(WarmStart, AHistoryWhoseTopTrialFailedGetsNoWeight) {
+  const Grid g(10);
+  const double a = 3, b = 7;
+  auto runs = [&](size_t i) { return g.x[i] > 4; };
+  EngineOptions o;
+  o.gamma = 1;
+  o.explore = Explore::none;
+  EXPECT_TRUE(o.history_top_must_run);
+  o.history = prepare_warm_start(g.cs, {full_history(g, a, b, "a"), full_history(g, a + 0.4, b - 0.3, "b")}, o);
+  ASSERT_EQ(o.history->size(), 2u);
+  std::vector<Observation> done;
+  std::vector<std::vector<Observation>> modelled_at;
+  for (int t = 0; t < 16; ++t) {
+    const Proposal p = propose(g.cs, done, {}, 1, o);
+    ASSERT_FALSE(p.indices.empty());
+    if (t == 0) {
+      EXPECT_FALSE(runs(p.indices[0])) << "the history's first pick is its own optimum";
+    }
+    if (p.modelled) {
+      modelled_at.push_back(done);
+      EXPECT_TRUE(p.history_top_failed) << t;
+      for (double w : p.history_weights) EXPECT_EQ(w, 0.0) << t;
+      EXPECT_EQ(p.own_weight, 1.0) << t;
+    }
+    const size_t i = p.indices[0];
+    done.push_back(runs(i) ? Observation::ok(i, g.score(i, a + 0.2, b + 0.1)) : Observation::failure(i));
+  }
+  ASSERT_GE(modelled_at.size(), 3u);
+  // The same trials without the rule: the history orders the successes well and earns weight.
+  o.history_top_must_run = false;
+  double base_weight = 0;
+  for (const auto &d : modelled_at) {
+    const Proposal p = propose(g.cs, d, {}, 1, o);
+    EXPECT_FALSE(p.history_top_failed);
+    base_weight = std::max(base_weight, std::accumulate(p.history_weights.begin(), p.history_weights.end(), 0.0));
+  }
+  EXPECT_GT(base_weight, 0.0);
+  // Where the history's best guess runs, the rule never fires.
+  o.history_top_must_run = true;
+  std::vector<Observation> ok;
+  for (int t = 0; t < 8; ++t) {
+    const Proposal p = propose(g.cs, ok, {}, 1, o);
+    ASSERT_FALSE(p.indices.empty());
+    EXPECT_FALSE(p.history_top_failed) << t;
+    ok.push_back(Observation::ok(p.indices[0], g.score(p.indices[0], a + 0.2, b + 0.1)));
+  }
+}
+
 // Where the linear term is on (0.5 <= gamma <= 0.75), a history picks no trial of the initial
 // design by default and earns none: the design fills the space, and the history acts through
 // its weights.

@@ -74,6 +74,8 @@ expect_fail "unknown strategy" "^autotune replay: --strategy: unknown strategy '
   $r --table "$good" --strategy bo,anneal
 expect_fail "bad linear trend" "^autotune replay: --linear-trend: 'maybe' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
   $r --table "$good" --linear-trend maybe
+expect_fail "bad history top rule" "^autotune replay: --history-top-must-run: 'maybe' is not a boolean; allowed: yes, no, true, false, 1, 0, on, off$" \
+  $r --table "$good" --history-others --history-top-must-run maybe
 expect_fail "unknown kernel" "^autotune replay: --kernel: 'sum' is not a kernel; allowed: ard, additive, ard\+additive$" \
   $r --table "$good" --kernel sum
 expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \

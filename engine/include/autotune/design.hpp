@@ -189,6 +189,10 @@ struct EngineOptions {
   // models order each other's measurements, 2 AUC - 1, leave-one-out) is below this is set
   // aside: the search runs as without it.  From -1 (never) to 1.
   double history_coherence = kHistoryCoherenceMin;
+  // Once the target has its own model, a history whose top-ranked tried candidate (the lowest
+  // mean of the bases, weighted equally, among the candidates tried) failed on the target gets
+  // no weight: its best guess does not run here, so it does not know this problem.  false: off.
+  bool history_top_must_run = true;  // chosen by bench/engine-cv (bench/README.md)
   // How the weighted models propose once the target has its own model: rgpe, EI on the
   // weighted ensemble (Feurer et al. 2018); taf, the weighted sum of the target's EI and each
   // history model's predicted improvement over the target's best trial (the transfer
@@ -239,6 +243,9 @@ struct Proposal {
   // With a warm start and EngineOptions::history_feasibility: the trust in the history's
   // failures, from 0 (none) to 1 (history_failure_trust()).
   double history_feasibility_trust = 0.0;
+  // With a warm start and EngineOptions::history_top_must_run: the history's top-ranked tried
+  // candidate failed, so the bases got no weight.
+  bool history_top_failed = false;
   // How many of `indices` were exploration picks (EngineOptions::explore) rather than EI's.
   std::size_t explored = 0;
 };

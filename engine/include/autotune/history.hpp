@@ -49,6 +49,10 @@
 // one's well above; below the threshold prepare_warm_start() keeps no base model, and the search
 // is the cold one.
 //
+// Once the target has its own model, a history whose top-ranked tried candidate (the lowest mean
+// of the bases, weighted equally, among the candidates tried) failed on the target gets no
+// weight (EngineOptions::history_top_must_run): its best guess does not run here.
+//
 // The history's failures are a prior on where the target's runs fail
 // (EngineOptions::history_feasibility): a candidate's probability of running is multiplied by
 // (1 - h)^(f t), h the share of the history problems that failed there and t the trust in it,
