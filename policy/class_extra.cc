@@ -170,6 +170,7 @@ ClassExtra class_extra(const ClassRecord &c) {
     if (j.contains("history_set_aside"))
       x.history_set_aside = j.at("history_set_aside").get<std::vector<HistoryUse>>();
     if (j.contains("history_coherence")) x.history_coherence = j.at("history_coherence").get<double>();
+    x.history_top_failed = j.value("history_top_failed", false);
     // The model's keys; a class created before they were searched with input warping, no
     // linear term, ard and EI alone (class_extra.hpp).
     x.input_warping = j.value("input_warping", true);
@@ -199,6 +200,7 @@ std::string format_class_extra(const ClassExtra &x) {
   if (x.history_failure_trust) j["history_failure_trust"] = *x.history_failure_trust;
   if (!x.history_set_aside.empty()) j["history_set_aside"] = x.history_set_aside;
   if (x.history_coherence) j["history_coherence"] = *x.history_coherence;
+  if (x.history_top_failed) j["history_top_failed"] = true;
   j["input_warping"] = x.input_warping;
   j["linear_trend"] = trend_name(x.linear_trend);
   j["kernel"] = kernel_name(x.kernel);

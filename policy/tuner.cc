@@ -455,11 +455,13 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
     x.history_failure_trust.reset();
     x.history_set_aside.clear();
     x.history_coherence.reset();
+    x.history_top_failed = false;
     if (informs) {
       for (std::size_t b = 0; b < opts.history->size() && b < prop.history_weights.size(); ++b)
         x.history.push_back(use_of(opts.history->names[b], prop.history_weights[b]));
       x.own_weight = prop.own_weight;
       x.history_failure_trust = prop.history_feasibility_trust;
+      x.history_top_failed = prop.history_top_failed;
     } else if (set_aside) {  // the search is the cold one
       for (const auto &name : opts.history->set_aside) x.history_set_aside.push_back(use_of(name, 0));
       x.history_coherence = opts.history->coherence;

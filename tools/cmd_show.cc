@@ -101,6 +101,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
       j["warm_start_set_aside"].push_back(
           {{"class", h.name}, {"owner", history_owner(h)}});
     if (cx.history_coherence) j["history_coherence"] = *cx.history_coherence;
+    j["history_top_failed"] = cx.history_top_failed;
     const ClassModelText m = model_text(c, cx);
     j["model"] = m.model;
     j["proposals"] = m.proposals;
@@ -149,6 +150,8 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
                   num(h.weight, 2).c_str());
     }
     std::printf("; the class's own model: weight %s\n", num(cx.own_weight.value_or(0), 2).c_str());
+    if (cx.history_top_failed)
+      std::printf("warm start: the configuration those classes rank best among this class's trials failed here, so they have no weight\n");
     if (cx.history_failure_trust.value_or(0) > 0)
       std::printf("warm start: where those classes' runs failed is proposed less (trust in their failures %s)\n",
                   num(*cx.history_failure_trust, 2).c_str());

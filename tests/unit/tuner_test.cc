@@ -402,6 +402,59 @@ TEST_F(HistoryStore, OwnMatchingClassesOnlyUnlessOffered) {
   EXPECT_EQ(d.queue[0].reason, "warm start: the best predicted by the classes it learns from");
 }
 
+// An earlier class whose best configuration fails in the new class: once the new class has its
+// own model, the earlier class gets no weight, and the class's settings say why (autotune show).
+TEST_F(HistoryStore, AClassWhoseBestFailsHereHasNoWeight) {
+  const std::string space =
+      "nodes=1|2|3,workers=1|2|3,ps=1,cpus-per-worker=1,mem-per-worker=256M,cpus-per-ps=1,mem-per-ps=256M";
+  add_class(1001, "old", true, space);  // (2,2) the fastest, at 400 samples/s
+  ClassRecord mine = add_class(1001, "new", false, space);
+  mine.settings.budget = 12;
+  {
+    ClassExtra x = class_extra(mine);
+    x.epoch_budget = 12;
+    mine.settings.extra = format_class_extra(x);
+  }
+  const std::vector<HistoryClass> h = history_classes(*store_, mine);
+  ASSERT_EQ(h.size(), 1u);
+  auto decide_with = [&](double rate_2_2) {
+    std::vector<TrialRecord> trials;
+    const std::vector<std::pair<std::string, double>> measured = {
+        {cfg(2, 2), rate_2_2}, {cfg(1, 1), 100}, {cfg(1, 2), 200}, {cfg(2, 1), 150}};
+    for (const auto &[config, rate] : measured) {
+      TrialRecord t;
+      t.id = t.seq = static_cast<int>(trials.size()) + 1;
+      t.class_id = mine.id;
+      t.config = config;
+      t.created = t.seq;
+      t.ended = t.seq + 0.5;
+      t.status = rate > 0 ? TrialStatus::done : TrialStatus::failed;
+      if (rate > 0) {
+        Measurement m;
+        m.samples_per_s = rate;
+        t.measurement = m;
+      }
+      trials.push_back(t);
+    }
+    const Decision d = decide(mine, trials, conf_, propose, &h, prepare_warm_start);
+    EXPECT_TRUE(d.extra);
+    ClassRecord after = mine;
+    after.settings.extra = d.extra.value_or(mine.settings.extra);
+    return class_extra(after);
+  };
+  const ClassExtra failed = decide_with(0);
+  ASSERT_EQ(failed.history.size(), 1u);
+  EXPECT_EQ(failed.history[0].name, "old");
+  EXPECT_TRUE(failed.history_top_failed);
+  EXPECT_EQ(failed.history[0].weight, 0.0);
+  EXPECT_EQ(failed.own_weight.value_or(0), 1.0);
+  // Where the earlier class's best runs, it is not flagged (and the key is not written).
+  const ClassExtra ran = decide_with(420);
+  ASSERT_EQ(ran.history.size(), 1u);
+  EXPECT_FALSE(ran.history_top_failed);
+  EXPECT_NEAR(ran.history[0].weight + ran.own_weight.value_or(0), 1.0, 1e-9);
+}
+
 // Two earlier classes that order the same configurations oppositely do not predict each other:
 // they are set aside, named with their coherence, and the new class searches cold.
 TEST_F(HistoryStore, ClassesThatDisagreeAreSetAside) {

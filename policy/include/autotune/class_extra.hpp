@@ -93,13 +93,16 @@ struct ClassExtra {
   // the last proposal with their weights, and the weight of the class's own model; and the trust
   // in those classes' failed trials as a prior on where this class's runs fail (0 to 1;
   // engine/history.hpp history_failure_trust()); or the classes set aside because they do not
-  // predict each other (weight 0), with their coherence (engine/history.hpp WarmStart::coherence).
+  // predict each other (weight 0), with their coherence (engine/history.hpp WarmStart::coherence);
+  // and whether the informing classes got no weight because the configuration they rank best
+  // among the class's trials failed (EngineOptions::history_top_must_run).
   bool history_shared = false;
   std::vector<HistoryUse> history;
   std::optional<double> own_weight;
   std::optional<double> history_failure_trust;
   std::vector<HistoryUse> history_set_aside;
   std::optional<double> history_coherence;
+  bool history_top_failed = false;
 
   // The engine's options for the class's search with objective `gamma`: seed, initial trials,
   // xi, batch mode, the model and the exploration (the stopping rules and history are the
