@@ -16,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "autotune/design.hpp"
 #include "autotune/error.hpp"
 #include "autotune/units.hpp"
 #include "autotune_config.h"
@@ -310,6 +311,38 @@ std::string num(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
+}
+
+std::string history_owner(const HistoryUse &h) {
+  return h.shared ? std::string("shared") : user_name(h.owner);
+}
+
+std::vector<std::string> warm_start_lines(const ClassExtra &cx) {
+  std::vector<std::string> out;
+  if (!cx.history.empty()) {
+    std::string line = "warm start: informed by";
+    for (std::size_t i = 0; i < cx.history.size(); ++i) {
+      const auto &h = cx.history[i];
+      line += (i ? ", " : " ") + history_owner(h) + "/" + h.name + " (weight " + num(h.weight, 2) + ")";
+    }
+    out.push_back(line + "; the class's own model: weight " + num(cx.own_weight.value_or(0), 2));
+    if (cx.history_top_failed)
+      out.push_back("warm start: the configuration those classes rank best among this class's trials "
+                    "failed here, so they have no weight");
+    if (cx.history_failure_trust.value_or(0) > 0)
+      out.push_back("warm start: where those classes' runs failed is proposed less (trust in their failures " +
+                    num(*cx.history_failure_trust, 2) + ")");
+  }
+  if (!cx.history_set_aside.empty()) {
+    std::string line = "warm start: set aside";
+    for (std::size_t i = 0; i < cx.history_set_aside.size(); ++i) {
+      const auto &h = cx.history_set_aside[i];
+      line += (i ? ", " : " ") + history_owner(h) + "/" + h.name;
+    }
+    out.push_back(line + ": they do not predict each other's measurements (coherence " +
+                  num(cx.history_coherence.value_or(0), 2) + ", below " + num(kHistoryCoherenceMin, 2) + ")");
+  }
+  return out;
 }
 
 std::string timestamp(double t) {

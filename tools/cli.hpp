@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/class_extra.hpp"
 #include "autotune/conf.hpp"
 #include "autotune/store.hpp"
 
@@ -103,6 +104,15 @@ std::string format_table(const std::vector<std::vector<std::string>> &rows);
 
 // "3.142", "1.23e+06": a short, readable number.
 std::string num(double v, int digits = 4);
+
+// Who an informing (or set-aside) class belongs to: its owner's name, or "shared" when an
+// administrator offered it to every user.
+std::string history_owner(const HistoryUse &h);
+// autotune show's "warm start:" lines for a class (none when no other class informs it): the
+// informing classes with their weights and the class's own; that they have no weight because the
+// configuration they rank best among the class's trials failed; the trust in their failures; or
+// the classes set aside with their coherence.
+std::vector<std::string> warm_start_lines(const ClassExtra &cx);
 // "2026-11-29 18:40:55" in local time.
 std::string timestamp(double unix_seconds);
 

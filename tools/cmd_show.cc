@@ -42,9 +42,6 @@ ClassModelText model_text(const ClassRecord &c, const ClassExtra &cx) {
   return v;
 }
 
-// Who an informing (or set-aside) class belongs to: its owner, or "shared" when offered to all.
-std::string history_owner(const HistoryUse &h) { return h.shared ? std::string("shared") : user_name(h.owner); }
-
 std::string measurement_cells(const TrialRecord &t, std::vector<std::string> &row) {
   if (t.measurement) {
     // A trial measured by time has no throughput: T is the wall time of its job's run.
@@ -142,29 +139,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   std::printf("trials: %d of %d used\n", v.used, c.settings.budget);
   if (cx.history_shared)
     std::printf("history: offered to every user's classes of the same space and node types (autotune admin history)\n");
-  if (!cx.history.empty()) {
-    std::printf("warm start: informed by");
-    for (size_t i = 0; i < cx.history.size(); ++i) {
-      const auto &h = cx.history[i];
-      std::printf("%s %s/%s (weight %s)", i ? "," : "", history_owner(h).c_str(), h.name.c_str(),
-                  num(h.weight, 2).c_str());
-    }
-    std::printf("; the class's own model: weight %s\n", num(cx.own_weight.value_or(0), 2).c_str());
-    if (cx.history_top_failed)
-      std::printf("warm start: the configuration those classes rank best among this class's trials failed here, so they have no weight\n");
-    if (cx.history_failure_trust.value_or(0) > 0)
-      std::printf("warm start: where those classes' runs failed is proposed less (trust in their failures %s)\n",
-                  num(*cx.history_failure_trust, 2).c_str());
-  }
-  if (!cx.history_set_aside.empty()) {
-    std::printf("warm start: set aside");
-    for (size_t i = 0; i < cx.history_set_aside.size(); ++i) {
-      const auto &h = cx.history_set_aside[i];
-      std::printf("%s %s/%s", i ? "," : "", history_owner(h).c_str(), h.name.c_str());
-    }
-    std::printf(": they do not predict each other's measurements (coherence %s, below %s)\n",
-                num(cx.history_coherence.value_or(0), 2).c_str(), num(kHistoryCoherenceMin, 2).c_str());
-  }
+  for (const auto &line : warm_start_lines(cx)) std::printf("%s\n", line.c_str());
   std::printf("\n");
 
   if (!v.trials.empty()) {

@@ -198,5 +198,34 @@ TEST(SetuidStart, NotSetuidIsLeftAlone) {
   EXPECT_FALSE(c.setuid);
 }
 
+// autotune show's warm-start lines, as a user reads them.
+TEST(WarmStartLines, WhatAutotuneShowSays) {
+  ClassExtra cx;
+  EXPECT_TRUE(warm_start_lines(cx).empty());
+  cx.history = {HistoryUse{1, 0, true, "old", 0.25}, HistoryUse{2, 0, true, "older", 0.125}};
+  cx.own_weight = 0.625;
+  EXPECT_EQ(warm_start_lines(cx),
+            (std::vector<std::string>{"warm start: informed by shared/old (weight 0.25), shared/older "
+                                      "(weight 0.12); the class's own model: weight 0.62"}));
+  cx.history_failure_trust = 0.5;
+  cx.history_top_failed = true;
+  cx.history[0].weight = cx.history[1].weight = 0;
+  cx.own_weight = 1;
+  EXPECT_EQ(warm_start_lines(cx),
+            (std::vector<std::string>{
+                "warm start: informed by shared/old (weight 0), shared/older (weight 0); the class's own "
+                "model: weight 1",
+                "warm start: the configuration those classes rank best among this class's trials failed "
+                "here, so they have no weight",
+                "warm start: where those classes' runs failed is proposed less (trust in their failures "
+                "0.5)"}));
+  ClassExtra aside;
+  aside.history_set_aside = {HistoryUse{1, 0, true, "old", 0}, HistoryUse{2, 0, true, "reversed", 0}};
+  aside.history_coherence = -0.8;
+  EXPECT_EQ(warm_start_lines(aside),
+            (std::vector<std::string>{"warm start: set aside shared/old, shared/reversed: they do not "
+                                      "predict each other's measurements (coherence -0.8, below 0.1)"}));
+}
+
 }  // namespace
 }  // namespace autotune::cli
