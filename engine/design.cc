@@ -258,8 +258,7 @@ bool history_confirmed(const WarmStart &ws, const std::vector<Observation> &done
   Eigen::VectorXd m = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n)), y(static_cast<Eigen::Index>(n));
   for (std::size_t j = 0; j < n; ++j) {
     const auto i = static_cast<Eigen::Index>(j);
-    for (std::size_t b = 0; b < ws.size(); ++b) m[i] += ws.mean[b][static_cast<Eigen::Index>(trials[j].first)];
-    m[i] /= static_cast<double>(ws.size());
+    m[i] = ws.combined_mean(trials[j].first);
     y[i] = trials[j].second;
   }
   std::size_t pairs = 0;

@@ -174,8 +174,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     if (o.history_top_must_run && gp) {
       double top = std::numeric_limits<double>::infinity();
       for (const auto &ob : done) {
-        double m = 0;
-        for (std::size_t b = 0; b < nb; ++b) m += ws->mean[b][static_cast<Eigen::Index>(ob.index)];
+        const double m = ws->combined_mean(ob.index);
         if (m < top) {
           top = m;
           p.history_top_failed = ob.failed;

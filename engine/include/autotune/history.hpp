@@ -101,6 +101,13 @@ struct WarmStart {
   std::vector<std::string> set_aside;
   std::size_t candidates = 0;
   std::size_t size() const { return names.size(); }
+  // The base models' mean at a candidate, weighted equally (the history's combined prediction
+  // that confirms design trials and ranks the tried candidates); 0 without base models.
+  double combined_mean(std::size_t candidate) const {
+    double m = 0;
+    for (const auto &b : mean) m += b[static_cast<Eigen::Index>(candidate)];
+    return size() ? m / static_cast<double>(size()) : 0.0;
+  }
 };
 
 // The observations of `history` (on candidates `from`) whose candidate label is one of `to`,
