@@ -140,15 +140,18 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 struct Summary {
   std::vector<double> to5, to10, regret, trials, step_ms;
   size_t within_at = 0, runs = 0;
+  size_t trials_run = 0, trials_failed = 0;  // over every run: a failed trial is a wasted job
   std::map<std::string, size_t> stops;
 
-  void add(const ReplayRun &r, size_t at) {
+  void add(const ReplayRun &r, const std::vector<char> &ok, size_t at) {
     const size_t a = r.trials_to_within(0.05), b = r.trials_to_within(0.10);
     to5.push_back(a ? static_cast<double>(a) : kInf);
     to10.push_back(b ? static_cast<double>(b) : kInf);
     regret.push_back(r.regret_after(r.best_ratio.size()));
     trials.push_back(static_cast<double>(r.tried.size()));
     for (double s : r.step_seconds) step_ms.push_back(1e3 * s);
+    for (size_t i : r.tried) trials_failed += !ok[i];
+    trials_run += r.tried.size();
     within_at += b != 0 && b <= at;
     ++runs;
     ++stops[stop_rule_name(r.stop.rule)];
@@ -162,12 +165,17 @@ struct Summary {
       dst->insert(dst->end(), src->begin(), src->end());
     within_at += o.within_at;
     runs += o.runs;
+    trials_run += o.trials_run;
+    trials_failed += o.trials_failed;
     for (const auto &[k, v] : o.stops) stops[k] += v;
   }
   std::string stop_text() const {
     std::string s;
     for (const auto &[k, v] : stops) s += (s.empty() ? "" : " ") + k + ":" + std::to_string(v);
     return s;
+  }
+  double failed_share() const {
+    return trials_run ? static_cast<double>(trials_failed) / static_cast<double>(trials_run) : 0.0;
   }
 };
 
@@ -200,6 +208,7 @@ nlohmann::json to_json(const Summary &s) {
   j["regret_median"] = json_trials(quantile(s.regret, 0.5));
   j["regret_p90"] = json_trials(quantile(s.regret, 0.9));
   j["trials_median"] = quantile(s.trials, 0.5);
+  j["failed_share"] = s.failed_share();
   j["step_ms_median"] = quantile(s.step_ms, 0.5);
   j["step_ms_max"] =
       s.step_ms.empty() ? 0.0 : *std::max_element(s.step_ms.begin(), s.step_ms.end());
@@ -431,7 +440,7 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
           if (o.strategy == Strategy::bo) o.history = warm[p];
           const ReplayRun run = replay_once(problems[p], s.gamma, o, s.batch);
           if (s.trace && !s.json) print_trace(problems[p], o, run);
-          sums[p][k].add(run, s.at);
+          sums[p][k].add(run, problems[p].ok, s.at);
         }
         overall[k].merge(sums[p][k]);
       }
@@ -487,20 +496,20 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
     std::printf("features:");
     for (const auto &c : problems.front().candidates.columns())
       std::printf(" %s%s", c.name.c_str(), c.scale == Scale::categorical ? "(categorical)" : "");
-    std::printf("\n\n%-32s %-10s %8s %8s %8s %8s %9s %8s %8s %8s  %s\n", "problem", "strategy",
-                "to5-med", "to5-p90", "to10-med", "to10-p90", "in10@", "regret", "reg-p90",
-                "step-ms", "stopped by");
+    std::printf("\n\n%-32s %-10s %8s %8s %8s %8s %9s %8s %8s %7s %8s  %s\n", "problem",
+                "strategy", "to5-med", "to5-p90", "to10-med", "to10-p90", "in10@", "regret",
+                "reg-p90", "failed", "step-ms", "stopped by");
     auto row = [&](const std::string &name, const char *strategy, const Summary &m) {
       char at[32];
       // One decimal: a target such as ">= 90%" must not be met by rounding.
       std::snprintf(at, sizeof at, "%.1f%%", m.runs ? 100.0 * m.within_at / m.runs : 0.0);
-      std::printf("%-32s %-10s %8s %8s %8s %8s %9s %8s %8s %8.2f  %s\n", name.c_str(), strategy,
-                  trials_text(quantile(m.to5, 0.5), budget).c_str(),
+      std::printf("%-32s %-10s %8s %8s %8s %8s %9s %8s %8s %7s %8.2f  %s\n", name.c_str(),
+                  strategy, trials_text(quantile(m.to5, 0.5), budget).c_str(),
                   trials_text(quantile(m.to5, 0.9), budget).c_str(),
                   trials_text(quantile(m.to10, 0.5), budget).c_str(),
                   trials_text(quantile(m.to10, 0.9), budget).c_str(), at,
                   pct(quantile(m.regret, 0.5)).c_str(), pct(quantile(m.regret, 0.9)).c_str(),
-                  quantile(m.step_ms, 0.5), m.stop_text().c_str());
+                  pct(m.failed_share()).c_str(), quantile(m.step_ms, 0.5), m.stop_text().c_str());
     };
     for (size_t p = 0; p < problems.size(); ++p)
       for (size_t k = 0; k < s.strategies.size(); ++k)
@@ -510,7 +519,8 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
           strategy_name(s.strategies[k]), overall[k]);
     std::printf(
         "\nin10@ = runs within 10%% of the optimum after %zu trials; regret = best found / "
-        "optimum - 1 when the search stopped; >%zu = not reached within the budget.\n",
+        "optimum - 1 when the search stopped; failed = share of the trials that failed (a "
+        "wasted job each); >%zu = not reached within the budget.\n",
         s.at, budget);
     if (s.strategies.size() >= 2) {
       const double a = quantile(overall[0].to10, 0.5), b = quantile(overall[1].to10, 0.5);

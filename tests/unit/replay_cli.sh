@@ -111,6 +111,18 @@ if "$at" $r --table "$good" --seeds 2 --budget 4 --json >"$tmp/out" 2>&1 &&
 else
   echo "FAIL: --json:"; cat "$tmp/out"; fail=1
 fi
+# The share of the trials that failed: exhaustive search tries every configuration, so it is the
+# table's -- a's 1 of 6, b's 0 of 3, both 2 of 18 -- in the text's failed column and in --json.
+if "$at" $r --table "$good" --strategy exhaustive --seeds 2 --budget 10 >"$tmp/out" 2>"$tmp/err" &&
+   grep -Eq '^a +exhaustive( +[^ ]+){7} +16\.7% ' "$tmp/out" &&
+   grep -Eq '^b +exhaustive( +[^ ]+){7} +0\.0% ' "$tmp/out" &&
+   grep -Eq '^all \(4 runs\) +exhaustive( +[^ ]+){7} +11\.1% ' "$tmp/out" &&
+   "$at" $r --table "$good" --strategy exhaustive --seeds 2 --budget 10 --json >"$tmp/out2" 2>&1 &&
+   tr -d ' \n' <"$tmp/out2" | grep -q '"overall":{"exhaustive":{.*"failed_share":0\.111111'; then
+  echo "ok: the share of failed trials"
+else
+  echo "FAIL: the share of failed trials:"; cat "$tmp/out" "$tmp/err" "$tmp/out2"; fail=1
+fi
 # Thompson sampling and hedge replay, and a replay is the same every time (seeded draws).
 for mode in thompson hedge; do
   if "$at" $r --table "$good" --seeds 3 --budget 6 --explore $mode --explore-share 1 --json \
