@@ -151,6 +151,9 @@ void EngineOptions::validate() const {
                   "' must be from 0 to 10");
   if (!(history_gate >= 0 && history_gate <= 10))
     throw_invalid("the history gate '" + format_double(history_gate) + "' must be from 0 to 10");
+  if (!(feasibility_power >= 1 && feasibility_power <= 64))
+    throw_invalid("the power of the probability of running '" + format_double(feasibility_power) +
+                  "' must be from 1 to 64");
   if (history_confirm && !(*history_confirm <= 10))
     throw_invalid("the history's confirmation '" + format_double(*history_confirm) +
                   "' must be at most 10 (below 0: off)");

@@ -82,6 +82,10 @@ const char kHelp[] =
     "  --explore-share F      share of the proposals after the initial design that explore\n"
     "                         (default 0.25, 1: all; with --explore other than none or auto)\n"
     "  --explore-collapse F   also explore when the largest EI < F x best score (default 0: off)\n"
+    "  --feasibility-power K  the failure model's probability that a configuration runs\n"
+    "                         weights the proposals raised to the power K, from 1 to 64: above\n"
+    "                         1, a likely failure is tried only for a proportionally larger\n"
+    "                         gain (default 1)\n"
     "  --history FILE         warm-start every search from every problem of FILE (same format\n"
     "                         and feature columns)\n"
     "  --history-others       warm-start from the table's other problems (leave-one-out)\n"
@@ -253,7 +257,7 @@ Settings parse_settings(int argc, char **argv) {
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after",
                    "history-feasibility", "history-own-floor", "history-coherence",
-                   "history-top-must-run"},
+                   "history-top-must-run", "feasibility-power"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -351,6 +355,8 @@ Settings parse_settings(int argc, char **argv) {
     s.engine.history_coherence = parse_double("--history-coherence", *v, -1, 1);
   if (auto v = args.value("history-top-must-run"))
     s.engine.history_top_must_run = parse_bool("--history-top-must-run", *v);
+  if (auto v = args.value("feasibility-power"))
+    s.engine.feasibility_power = parse_double("--feasibility-power", *v, 1, 64);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 
 #include "autotune/error.hpp"
 
@@ -201,6 +202,39 @@ TEST(Propose, FailedCandidatesAreNeverProposedAgainAndSteerAway) {
   const Proposal p = propose(g.cs, done, {}, 2, o);
   EXPECT_EQ(p.indices.size(), 2u);
   EXPECT_FALSE(p.modelled);
+}
+
+TEST(Propose, APowerOfTheProbabilityOfRunningFailsFewerTrials) {
+  const Grid g(10);
+  // As above: x <= 4 fails, and the score alone is best at (3, 7), just past the edge.
+  auto fails = [&](size_t i) { return g.x[i] <= 4; };
+  auto failures = [&](double power) {
+    EngineOptions o;
+    o.stop.budget = 0;
+    o.feasibility_power = power;
+    size_t n = 0;
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      o.seed = seed;
+      for (const auto &ob : run(g, o, 20, fails)) n += ob.failed;
+    }
+    return n;
+  };
+  // A likely failure is taken only for a gain eight powers larger: fewer wasted trials.
+  const size_t plain = failures(1.0), weighted = failures(8.0);
+  EXPECT_LT(weighted, plain) << weighted << " against " << plain << " failed trials";
+  EXPECT_EQ(EngineOptions{}.feasibility_power, 1.0);  // constrained EI as published
+  EngineOptions o;
+  for (double bad : {0.5, 65.0, std::nan("")}) {
+    o.feasibility_power = bad;
+    try {
+      o.validate();
+      ADD_FAILURE() << "accepted a power of " << bad;
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find("the power of the probability of running"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Propose, StoppingRulesInsidePropose) {

@@ -76,6 +76,10 @@ expect_fail "bad linear trend" "^autotune replay: --linear-trend: 'maybe' is not
   $r --table "$good" --linear-trend maybe
 expect_fail "bad history top rule" "^autotune replay: --history-top-must-run: 'maybe' is not a boolean; allowed: yes, no, true, false, 1, 0, on, off$" \
   $r --table "$good" --history-others --history-top-must-run maybe
+for k in 0.5 65 x; do
+  expect_fail "bad feasibility power $k" "^autotune replay: --feasibility-power: '$k' is (out of range|not a number); allowed: a number from 1 to 64$" \
+    $r --table "$good" --feasibility-power "$k"
+done
 expect_fail "unknown kernel" "^autotune replay: --kernel: 'sum' is not a kernel; allowed: ard, additive, ard\+additive$" \
   $r --table "$good" --kernel sum
 expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \

@@ -179,6 +179,14 @@ struct EngineOptions {
   // problem's trials.  A history whose failures do not predict each other's, or the problem's,
   // steers nothing.  0: off.
   double history_feasibility = 1;  // chosen by bench/engine-cv (bench/README.md)
+  // The proposals weight a candidate's value (EI, and the spacefill, random and local
+  // explorations' choices) by its probability of running: the failure model's P raised to this
+  // power k (times the history's prior above).  k > 1 takes a likely failure only for a
+  // proportionally larger gain, since a failed trial wastes a job and a trial of the budget.
+  // Thompson sampling's draw of where runs succeed is its own.  1 (the default) is constrained
+  // EI as published; 8 cut the failed trials of generated problems by a quarter but lost
+  // optima next to failures on scout-dev.csv (bench/README.md, "Fewer failed trials").
+  double feasibility_power = 1;
   // Once the problem has its own model, its weight is at least n / (n + history_own_floor), n
   // its successful trials (the bases' weights scaled down to make room): however well a history
   // orders the trials, the problem's own measurements take over as they accumulate.  0: off
@@ -205,7 +213,7 @@ struct EngineOptions {
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
   // or collapse fraction outside [0, 1], a history gate or history_feasibility outside [0, 10],
   // a history_confirm above 10 or not a number, a history_own_floor outside [0, 1000], a
-  // history_coherence outside [-1, 1], bad stop.
+  // history_coherence outside [-1, 1], a feasibility_power outside [1, 64], bad stop.
   void validate() const;
 };
 

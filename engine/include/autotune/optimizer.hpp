@@ -28,7 +28,9 @@
 //    (Failures::classifier) a second GP on success/failure labels gives each candidate a
 //    probability of running at all, and expected improvement is weighted by it (constrained EI:
 //    Gardner et al., ICML 2014; Gelbart, Snoek & Adams, UAI 2014), which steers the search away
-//    from where runs fail without distorting the score model.  Failures::impute instead enters a
+//    from where runs fail without distorting the score model (`feasibility_power` > 1 raises
+//    the probability to that power first: a likely failure is taken only for a proportionally
+//    larger gain).  Failures::impute instead enters a
 //    failure in the score model with the worst score seen (Forrester, Sobester & Keane,
 //    "Optimization with missing data", 2006).
 // 4. Acquisition.  Expected improvement (acquisition.hpp) on the log score with margin `xi`
