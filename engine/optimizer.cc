@@ -233,8 +233,6 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       }
     }
   }
-  // The power of the failure model's P (EngineOptions::feasibility_power).
-  const double power = o.feasibility_power;
   std::vector<double> feasible(n, -1.0);
   auto p_feasible = [&](std::size_t i) {
     if (feasible[i] < 0) {
@@ -244,7 +242,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
         cgp->predict_one(Xall.row(static_cast<Eigen::Index>(i)), &m, &v);
         const double mu = c_mean + c_std * m, sd = c_std * std::sqrt(v);
         pf = sd > 0 ? normal_cdf(mu / sd) : (mu > 0 ? 1.0 : 0.0);
-        if (power != 1) pf = std::pow(pf, power);
+        // EngineOptions::feasibility_power.
+        if (o.feasibility_power != 1) pf = std::pow(pf, o.feasibility_power);
       }
       if (history_runs) pf *= (*history_runs)[static_cast<Eigen::Index>(i)];
       feasible[i] = pf;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -144,7 +145,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 struct Summary {
   std::vector<double> to5, to10, regret, trials, step_ms;
   size_t within_at = 0, runs = 0;
-  size_t trials_run = 0, trials_failed = 0;  // over every run: a failed trial is a wasted job
+  size_t trials_failed = 0;  // over every run (of the trials counted in `trials`): a wasted job each
   std::map<std::string, size_t> stops;
 
   void add(const ReplayRun &r, const std::vector<char> &ok, size_t at) {
@@ -155,7 +156,6 @@ struct Summary {
     trials.push_back(static_cast<double>(r.tried.size()));
     for (double s : r.step_seconds) step_ms.push_back(1e3 * s);
     for (size_t i : r.tried) trials_failed += !ok[i];
-    trials_run += r.tried.size();
     within_at += b != 0 && b <= at;
     ++runs;
     ++stops[stop_rule_name(r.stop.rule)];
@@ -169,7 +169,6 @@ struct Summary {
       dst->insert(dst->end(), src->begin(), src->end());
     within_at += o.within_at;
     runs += o.runs;
-    trials_run += o.trials_run;
     trials_failed += o.trials_failed;
     for (const auto &[k, v] : o.stops) stops[k] += v;
   }
@@ -179,7 +178,8 @@ struct Summary {
     return s;
   }
   double failed_share() const {
-    return trials_run ? static_cast<double>(trials_failed) / static_cast<double>(trials_run) : 0.0;
+    const double all = std::accumulate(trials.begin(), trials.end(), 0.0);
+    return all > 0 ? static_cast<double>(trials_failed) / all : 0.0;
   }
 };
 
