@@ -16,14 +16,17 @@
 # snapshots every 0.1 s of training, evaluated on all 10000 test images after the run, so the
 # evaluation does not slow training), samples/s, final test accuracy.
 #
+# usage: bench/ssp_straggler.sh   (no arguments)
 # Environment: NP (ranks, 4), AR_NP (ranks of the allreduce baseline, NP), REPEATS (3),
 # EPOCHS (4), LR (0.01), BATCH (32), TARGET (0.80), FACTOR (2), LAUNCH (mpirun | srun: srun
-# --mpi=pmix -N NP on a running local cluster, after eval "$(scripts/cluster env)").
+# --mpi=pmix -N NP on a running local cluster, after eval "$(scripts/cluster env)"),
+# AUTOTUNE_BUILD (the build directory, default build/).
 # The ranks are oversubscribed on a 2-core machine: mpirun gets --oversubscribe and
 # mpi_yield_when_idle=1 for every variant.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-B=${AUTOTUNE_BUILD:-$top/build}
+. "$(dirname "$0")/../scripts/lib.sh"
+no_arguments "$@"
+B=$AUTOTUNE_BUILD
 NP=${NP:-4}; AR_NP=${AR_NP:-$NP}; REPEATS=${REPEATS:-3}; EPOCHS=${EPOCHS:-4}; LR=${LR:-0.01}
 BATCH=${BATCH:-32}; TARGET=${TARGET:-0.80}; FACTOR=${FACTOR:-2}; LAUNCH=${LAUNCH:-mpirun}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -1,4 +1,4 @@
-# Shared by the scripts in this folder: paths, messages.  Source it, do not run it.
+# Shared by the scripts here and in bench/: paths, messages, usage.  Source it, do not run it.
 # shellcheck shell=bash
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Where scripts/build configures, builds and installs (a VPATH build; the tree stays clean).
@@ -13,3 +13,18 @@ say() { printf '[%s] %s\n' "$_prog" "$*" >&2; }
 die() { printf '[%s] error: %s\n' "$_prog" "$*" >&2; exit 1; }
 # Print a command, then run it (the demo and test scripts show every step they take).
 step() { printf '[%s] $ %s\n' "$_prog" "$*" >&2; "$@"; }
+# Print the running script's usage, for -h and --help: its leading comment block (the lines after
+# the shebang up to the first line that is not a comment), without the "# ".
+usage_from_header() {
+  awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
+}
+# For a script that takes no arguments (its environment sets it up): -h or --help prints its
+# usage and exits; any other argument is an error.  Call it as: no_arguments "$@"
+no_arguments() {
+  [ $# -eq 0 ] && return 0
+  case "$1" in
+    -h|--help) usage_from_header; exit 0 ;;
+    -*) die "unknown option '$1' (allowed: -h, --help; the environment variables in --help set up the rest)" ;;
+    *) die "unexpected argument '$1' (allowed: -h, --help; the environment variables in --help set up the rest)" ;;
+  esac
+}
