@@ -4,6 +4,10 @@ TESTS += tests/unit/plugin_abi.sh tests/unit/link_deps.sh   # configure_errors.s
 TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) LUA=$(LUA); export top_builddir top_srcdir LUA;
 EXTRA_DIST += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/unit/link_deps.sh tests/integration tests/mpi/run.test tests/run-integration tests/sanitize
 
+# The scripts of scripts/ and bench/ answer --help and refuse an unknown option, starting nothing.
+TESTS += tests/unit/scripts_help.sh
+EXTRA_DIST += tests/unit/scripts_help.sh
+
 # MPI test program: built with `make', run under srun and mpirun by tests/mpi/run.test.
 noinst_PROGRAMS += tests/mpi/allreduce_hosts
 tests_mpi_allreduce_hosts_SOURCES = tests/mpi/allreduce_hosts.cc

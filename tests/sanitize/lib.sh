@@ -150,10 +150,10 @@ run_asan() {
 
   say "unit tests under ASan + UBSan (make check in $b)"
   # But for the tests of the build system itself (configure's messages, the plugins' exported
-  # symbols, the libraries' links), which run no sanitized code.
+  # symbols, the libraries' links) and of the scripts' --help, which run no sanitized code.
   local tests
   tests=$(make_var "$b" TESTS)
-  tests=$(printf '%s\n' $tests | grep -vE '/(configure_errors|plugin_abi|link_deps)\.sh$' | tr '\n' ' ')
+  tests=$(printf '%s\n' $tests | grep -vE '/(configure_errors|plugin_abi|link_deps|scripts_help)\.sh$' | tr '\n' ' ')
   if [ -n "${tests// /}" ]; then
     unit_make_vars+=("TESTS=$tests")
     # shellcheck disable=SC2207
