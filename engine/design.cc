@@ -122,6 +122,11 @@ double EngineOptions::effective_history_confirm() const {
   return automatic_history_design(gamma) ? 1.0 : -1.0;
 }
 
+std::size_t EngineOptions::effective_history_doubt() const {
+  if (history_doubt) return *history_doubt;
+  return gamma >= kHistoryDoubtGammaLow && effective_history_confirm() >= 0 ? kHistoryDoubt : 0;
+}
+
 double EngineOptions::effective_history_own_floor() const {
   if (history_own_floor) return *history_own_floor;
   return gamma >= kHistoryOwnFloorGammaLow ? kHistoryOwnFloor : 0.0;
@@ -157,6 +162,9 @@ void EngineOptions::validate() const {
   if (history_confirm && !(*history_confirm <= 10))
     throw_invalid("the history's confirmation '" + format_double(*history_confirm) +
                   "' must be at most 10 (below 0: off)");
+  if (history_doubt && *history_doubt > 100)
+    throw_invalid("the doubted history's trial after the initial design '" +
+                  std::to_string(*history_doubt) + "' must be from 0 (off) to 100");
   stop.validate();
 }
 
@@ -401,14 +409,23 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
     step.history_confirmed = confirm >= 0 && started >= picks &&
                              (started < o.initial_trials || o.history_confirm_after) &&
                              history_confirmed(*o.history, done, confirm);
-    if (started >= picks && started < o.initial_trials && !step.history_confirmed) {
+    // EngineOptions::history_doubt: one more space-filling trial after the design (one of this
+    // step's, when it proposes a batch), unless the history's combined mean passes the
+    // confirmation test right then.
+    const std::size_t doubt = o.effective_history_doubt(), at = o.initial_trials + doubt - 1;
+    const bool doubted = doubt > 0 && confirm >= 0 && started <= at && at < started + slots &&
+                         !history_confirmed(*o.history, done, confirm);
+    const std::size_t design = started >= picks && started < o.initial_trials &&
+                                       !step.history_confirmed
+                                   ? o.initial_trials - started
+                                   : 0;
+    if (design + doubted > 0) {
       // The maximin subset, with the taken candidates, among design_draws random subsets of the
       // untried ones (as initial_design(), on the seed's own stream).
       const Eigen::MatrixXd &X = cs.encoded();
       std::vector<std::size_t> untried_list, taken_list;
       for (std::size_t i = 0; i < n; ++i) (taken[i] == 0 ? untried_list : taken_list).push_back(i);
-      const std::size_t m =
-          std::min({slots, o.initial_trials - started, untried_list.size()});
+      const std::size_t m = std::min({slots, design + doubted, untried_list.size()});
       Rng rng(o.seed, kStreamWarmDesign);
       std::vector<std::size_t> best;
       double best_score = -1;

@@ -111,6 +111,10 @@ const char kHelp[] =
     "                         with --history-confirm: after the initial design too, a history\n"
     "                         that passes the test is gated at Z instead of --history-gate\n"
     "                         (default no)\n"
+    "  --history-doubt N|off  with --history-confirm: unless the history's models pass its\n"
+    "                         test right then, trial --initial + N is one more space-filling\n"
+    "                         trial (default 2 at gamma 1 with --history-confirm on, else\n"
+    "                         off)\n"
     "  --history-own-floor C  once the problem has its own model, its weight is at least\n"
     "                         n / (n + C), n its successful trials (default 8 when gamma >=\n"
     "                         0.25, else 0: off)\n"
@@ -255,7 +259,7 @@ Settings parse_settings(int argc, char **argv) {
                    "strategy", "budget", "seeds", "seed", "initial", "xi", "batch", "batch-mode", "input-warping", "linear-trend", "kernel",
                    "stop-improvement", "round", "stop-ei", "min-trials", "at",
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
-                   "history-gate", "history-picks", "history-confirm", "history-confirm-after",
+                   "history-gate", "history-picks", "history-confirm", "history-confirm-after", "history-doubt",
                    "history-feasibility", "history-own-floor", "history-coherence",
                    "history-top-must-run", "feasibility-power"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
@@ -347,6 +351,18 @@ Settings parse_settings(int argc, char **argv) {
   }
   if (auto v = args.value("history-confirm-after"))
     s.engine.history_confirm_after = parse_bool("--history-confirm-after", *v);
+  if (auto v = args.value("history-doubt")) {
+    if (*v == "off") {
+      s.engine.history_doubt = 0;
+    } else {
+      try {
+        s.engine.history_doubt = static_cast<size_t>(parse_int("--history-doubt", *v, 1, 100));
+      } catch (const Error &) {
+        throw_invalid("--history-doubt: '" + *v + "' is not allowed; allowed: off or a number of "
+                      "trials after the initial design from 1 to 100");
+      }
+    }
+  }
   if (auto v = args.value("history-own-floor"))
     s.engine.history_own_floor = parse_double("--history-own-floor", *v, 0, 1000);
   if (auto v = args.value("history-feasibility"))

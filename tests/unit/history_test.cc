@@ -102,14 +102,16 @@ TEST_P(WarmStartModes, MisleadingHistoryLosesItsWeightAndCostsLittle) {
     std::swap(shuffled.done[i - 1].score, shuffled.done[rng.below(i)].score);
   warm.history = prepare_warm_start(g.cs, {full_history(g, 11, 1, "opposite"), shuffled}, warm);
   size_t sum_cold = 0, sum_warm = 0;
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+  // 40 seeds: most searches of either end at the budget, so a few seeds decide a smaller sum.
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     cold.seed = warm.seed = seed;
     sum_cold += trials_to_optimum(g, 3, 7, cold, 30);
     sum_warm += trials_to_optimum(g, 3, 7, warm, 30);
   }
-  // The first trial follows the history; after it, a misleading history costs at most one more
-  // trial a search on average.
-  EXPECT_LE(sum_warm, sum_cold + 18) << "cold " << sum_cold << ", warm " << sum_warm;
+  // The first trial follows the history; after it, a misleading history costs at most two more
+  // trials a search on average (measured: cold 933; rgpe 968, and 987 without the doubted
+  // history's space-filling trial, EngineOptions::history_doubt; taf 1010 and 1004).
+  EXPECT_LE(sum_warm, sum_cold + 80) << "cold " << sum_cold << ", warm " << sum_warm;
   // Once the target has a few trials, its own model carries the weight.
   std::vector<Observation> done;
   for (size_t i : {0u, 30u, 77u, 100u, 143u, 50u})
@@ -386,6 +388,87 @@ TEST(WarmStart, ConfirmedHistoryEarnsMoreOfTheDesign) {
   EXPECT_NO_THROW(o.validate());
 }
 
+// The smallest squared distance on the grid from candidate i to the candidates of `tried`.
+double nearest_sq(const Grid &g, size_t i, const std::vector<size_t> &tried) {
+  double d = std::numeric_limits<double>::infinity();
+  for (auto t : tried)
+    d = std::min(d, (g.x[i] - g.x[t]) * (g.x[i] - g.x[t]) + (g.y[i] - g.y[t]) * (g.y[i] - g.y[t]));
+  return d;
+}
+
+TEST(WarmStart, DoubtedHistoryLooksAwayOnce) {
+  // Trial 5 (the second after the 3-trial design) of a search whose history has not shown that
+  // it orders the problem's trials is one more space-filling point, far from the tried ones;
+  // with history_doubt off it is the model's, next to the best.  A history that orders them
+  // (here the problem itself) passes the test and the trial is the model's either way.
+  const Grid g(12);
+  const double a = 3, b = 7;
+  EngineOptions o;
+  o.gamma = 1;
+  ASSERT_EQ(o.effective_history_doubt(), 2u);
+  size_t away = 0, farther = 0, same_when_confirmed = 0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    o.seed = seed;
+    for (const bool misleading : {true, false}) {
+      // Misleading: the history's bowl at the far corner, and the opposite order beside it.
+      o.history = prepare_warm_start(
+          g.cs,
+          misleading ? std::vector<HistoryProblem>{full_history(g, 12, 1, "a"),
+                                                   full_history(g, 11, 2, "b")}
+                     : std::vector<HistoryProblem>{full_history(g, a, b, "a"),
+                                                   full_history(g, a + 0.5, b - 0.5, "b")},
+          o);
+      std::vector<Observation> done;
+      std::vector<size_t> tried;
+      for (size_t t = 0; t < 4; ++t) {
+        const size_t i = propose(g.cs, done, {}, 1, o).indices.at(0);
+        tried.push_back(i);
+        done.push_back(Observation::ok(i, g.score(i, a, b)));
+      }
+      EngineOptions off = o;
+      off.history_doubt = 0;
+      const size_t fifth = propose(g.cs, done, {}, 1, o).indices.at(0);
+      const size_t fifth_off = propose(g.cs, done, {}, 1, off).indices.at(0);
+      const bool confirmed = history_confirmed(*o.history, done, o.effective_history_confirm());
+      if (misleading) {
+        ASSERT_FALSE(confirmed) << "seed " << seed;
+        away += fifth != fifth_off;
+        farther += nearest_sq(g, fifth, tried) > nearest_sq(g, fifth_off, tried);
+      } else if (confirmed) {
+        same_when_confirmed += fifth == fifth_off;
+        EXPECT_EQ(fifth, fifth_off) << "seed " << seed;
+      }
+      // The sixth trial is the model's again: the doubt is spent once.
+      done.push_back(Observation::ok(fifth, g.score(fifth, a, b)));
+      EngineOptions sixth_off = o;
+      sixth_off.history_doubt = 0;
+      EXPECT_EQ(propose(g.cs, done, {}, 1, o).indices.at(0),
+                propose(g.cs, done, {}, 1, sixth_off).indices.at(0))
+          << "seed " << seed;
+    }
+  }
+  EXPECT_GE(away, 7u);
+  EXPECT_GE(farther, 7u);
+  EXPECT_GE(same_when_confirmed, 4u);  // the related history is confirmed in most seeds
+  // In a batch of two proposed after the design, one of the two is the space-filling trial.
+  o.seed = 1;
+  o.history = prepare_warm_start(g.cs, {full_history(g, 12, 1, "a"), full_history(g, 11, 2, "b")},
+                                 o);
+  std::vector<Observation> done;
+  for (size_t t = 0; t < 3; ++t) {
+    const size_t i = propose(g.cs, done, {}, 1, o).indices.at(0);
+    done.push_back(Observation::ok(i, g.score(i, a, b)));
+  }
+  EngineOptions off = o;
+  off.history_doubt = 0;
+  EXPECT_NE(propose(g.cs, done, {}, 2, o).indices, propose(g.cs, done, {}, 2, off).indices);
+  // Validated: at most 100 trials after the design.
+  o.history_doubt = 101;
+  EXPECT_THROW(o.validate(), Error);
+  o.history_doubt = 100;
+  EXPECT_NO_THROW(o.validate());
+}
+
 // A history problem on the grid whose bowl is centred at (a, b) and whose runs fail where
 // fails(i): the failures are part of its measurements.
 template <class Fails>
@@ -544,6 +627,9 @@ TEST(WarmStart, AHistoryWhoseTopTrialFailedGetsNoWeight) {
   EngineOptions o;
   o.gamma = 1;
   o.explore = Explore::none;
+  // The model's trials after the design (no doubted history's space-filling trial, which lands
+  // where runs fail here and leaves too few successes for the comparison below).
+  o.history_doubt = 0;
   EXPECT_TRUE(o.history_top_must_run);
   o.history = prepare_warm_start(g.cs, {full_history(g, a, b, "a"), full_history(g, a + 0.4, b - 0.3, "b")}, o);
   ASSERT_EQ(o.history->size(), 2u);
@@ -818,6 +904,8 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     const bool cold_ts = gamma >= 0.25 && gamma <= 0.5;
     EXPECT_EQ(w.effective_history_picks(), band ? 0u : 1u) << gamma;
     EXPECT_EQ(w.effective_history_confirm(), band ? -1.0 : 1.0) << gamma;
+    // At gamma 1 only, with the confirmation.
+    EXPECT_EQ(w.effective_history_doubt(), gamma == 1.0 ? 2u : 0u) << gamma;
     EXPECT_EQ(w.effective_linear_trend(), band || gamma < 0.25) << gamma;
     EXPECT_EQ(w.effective_explore(&share), band ? Explore::thompson : Explore::none) << gamma;
     // A warm start keeps its rule in a space with a categorical feature.
@@ -834,7 +922,11 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     w.history_picks.reset();
     w.history_confirm = 0.5;  // set, it is kept
     EXPECT_EQ(w.effective_history_confirm(), 0.5);
+    EXPECT_EQ(w.effective_history_doubt(), gamma == 1.0 ? 2u : 0u);
     w.history_confirm.reset();
+    w.history_doubt = 3;  // set, it is kept
+    EXPECT_EQ(w.effective_history_doubt(), 3u);
+    w.history_doubt.reset();
     w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none
     EXPECT_EQ(w.effective_explore(&share), cold_ts ? Explore::thompson : Explore::none) << gamma;
     EXPECT_EQ(w.effective_linear_trend(), band || gamma < 0.25) << gamma;

@@ -79,6 +79,17 @@ constexpr double kHistoryDesignGammaLow = 0.5, kHistoryDesignGammaHigh = 0.75;
 // shape (bench/synthetic-table seeds 1-3) chose 8 among 4, 8 and 16, and seeds 4-6 checked it
 // (bench/README.md, "A floor under the problem's own weight").
 constexpr double kHistoryOwnFloor = 8, kHistoryOwnFloorGammaLow = 0.25;
+// The doubted history's extra space-filling trial (EngineOptions::history_doubt) by default:
+// the second after the initial design, from gamma kHistoryDoubtGammaLow on, where
+// history_confirm is on.  Chosen at gamma 1 among 2 and 3, and the test of the history at
+// history_confirm's level or at 0 (or always), on generated folds 1 and 2 with scout-dev.csv's
+// and synthetic histories (bench/synthetic-table seeds 1, 3, 5), with related and moved
+// histories, and on scout-dev.csv with synthetic histories seeds 1-6; checked on folds 29 to 32
+// and on scout-dev.csv with synthetic histories seeds 7-12.  At gamma 0.875 the same folds lost
+// with it and at 0.25 they were level, so it is off below gamma 1 (bench/README.md, "A doubted
+// history looks away once").
+constexpr std::size_t kHistoryDoubt = 2;
+constexpr double kHistoryDoubtGammaLow = 1;
 // The coherence below which a history is set aside (EngineOptions::history_coherence): the
 // shuffled copies of generated folds 1 and 2 and of scout-dev.csv measure -0.04 to 0.07 (raw
 // scores), their related and moved histories and the synthetic workloads 0.18 to 0.78
@@ -140,6 +151,9 @@ struct EngineOptions {
   // history_picks and history_confirm (< 0: off) resolved by gamma.
   std::size_t effective_history_picks() const;
   double effective_history_confirm() const;
+  // history_doubt (0: off) resolved: kHistoryDoubt from gamma kHistoryDoubtGammaLow on while
+  // history_confirm is on, else off.
+  std::size_t effective_history_doubt() const;
   // history_own_floor resolved by gamma.
   double effective_history_own_floor() const;
   // Warm start (history.hpp): base models prepared from other problems, or null.
@@ -171,6 +185,14 @@ struct EngineOptions {
   // history's combined mean passes it, the bases are gated at history_confirm instead of
   // history_gate.
   bool history_confirm_after = false;
+  // A doubted history (history.hpp): with history_confirm >= 0, the trial initial_trials +
+  // history_doubt - 1 (counting from 0; the second after the initial design by default) is one
+  // more space-filling point, as the design's, unless the history's combined mean passes
+  // history_confirm's test on the finished trials right then.  A history that has not shown it
+  // orders the problem's trials by then looks away from where it points once; one that has
+  // costs nothing.  0: off.  Unset: kHistoryDoubt from gamma kHistoryDoubtGammaLow on while
+  // history_confirm is on, else off (effective_history_doubt()).
+  std::optional<std::size_t> history_doubt;  // chosen by bench/engine-cv (bench/README.md)
   // The history's failures as a prior on where trials run (history.hpp): a candidate's
   // probability of running, which weights every proposal (and decides Thompson sampling's draw),
   // is multiplied by (1 - h)^(history_feasibility x t): h, the share of the history's problems
@@ -212,7 +234,7 @@ struct EngineOptions {
   bool predictions = true;  // fill Proposal::predictions
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
   // or collapse fraction outside [0, 1], a history gate or history_feasibility outside [0, 10],
-  // a history_confirm above 10 or not a number, a history_own_floor outside [0, 1000], a
+  // a history_confirm above 10 or not a number, a history_doubt above 100, a history_own_floor outside [0, 1000], a
   // history_coherence outside [-1, 1], a feasibility_power outside [1, 64], bad stop.
   void validate() const;
 };

@@ -40,7 +40,8 @@
 // trials by the gate's Kendall test at history_confirm; while it passes, the trial is the
 // weighted ensemble's (the bases gated at history_confirm for that step), else the maximin
 // point.  Before the target has two successful trials after the design, the history picks
-// again.
+// again.  At gamma 1, a history that fails the same test at the second trial after the design
+// (EngineOptions::history_doubt) gets one more maximin point there.
 //
 // A history of two or more problems that do not predict each other is set aside
 // (EngineOptions::history_coherence): its coherence is 2 AUC - 1 of the pairs of each problem's
