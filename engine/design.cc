@@ -406,15 +406,17 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
     const std::size_t started = done.size() + pending.size();
     const std::size_t picks = o.effective_history_picks();
     const double confirm = o.effective_history_confirm();
-    step.history_confirmed = confirm >= 0 && started >= picks &&
-                             (started < o.initial_trials || o.history_confirm_after) &&
-                             history_confirmed(*o.history, done, confirm);
     // EngineOptions::history_doubt: one more space-filling trial after the design (one of this
     // step's, when it proposes a batch), unless the history's combined mean passes the
-    // confirmation test right then.
+    // confirmation test right then.  The test runs once for both uses.
     const std::size_t doubt = o.effective_history_doubt(), at = o.initial_trials + doubt - 1;
-    const bool doubted = doubt > 0 && confirm >= 0 && started <= at && at < started + slots &&
-                         !history_confirmed(*o.history, done, confirm);
+    const bool doubt_step = doubt > 0 && started <= at && at < started + slots;
+    const bool confirm_step =
+        started >= picks && (started < o.initial_trials || o.history_confirm_after);
+    const bool passes = confirm >= 0 && (confirm_step || doubt_step) &&
+                        history_confirmed(*o.history, done, confirm);
+    step.history_confirmed = confirm_step && passes;
+    const bool doubted = doubt_step && confirm >= 0 && !passes;
     const std::size_t design = started >= picks && started < o.initial_trials &&
                                        !step.history_confirmed
                                    ? o.initial_trials - started
