@@ -43,15 +43,19 @@ asan_configure() {
   sanitized_configure "$AUTOTUNE_BUILD-asan" "$ASAN_CC" "$ASAN_FLAGS" "$ASAN_LDFLAGS" --enable-fuzzing
 }
 
-# test_objects_at_O0 DIR FLAGS: prints make's arguments that compile the unit tests' own objects
-# (tests/unit/*.o) with FLAGS at -O0 instead of -O1 (a makefile in DIR, read after DIR's
-# Makefile).  The code under test keeps -O1; a test's own code is calls and checks, which -O0
-# compiles in half the time under the sanitizers (a unit test's object: 15-17 s against 7-8 s
-# under ASan).
-test_objects_at_O0() {
-  local dir=$1 flags=${2/-O1/-O0}
-  printf 'tests/unit/%%.o: CFLAGS = %s\ntests/unit/%%.o: CXXFLAGS = %s\n' "$flags" "$flags" >"$dir/tests-O0.mk"
-  printf '%s\n' -f Makefile -f tests-O0.mk
+# objects_at_O0 DIR FLAGS PATTERN...: prints make's arguments that compile the objects matching
+# the PATTERNs (make patterns, e.g. tests/unit/%.o) with FLAGS at -O0 instead of -O1 (a makefile
+# in DIR, read after DIR's Makefile).  For the unit tests' own objects and the command-line
+# programs' (tools/autotune*.o): the code they call, in the libraries, keeps -O1; theirs is calls,
+# checks and argument parsing, which -O0 compiles in half the time under the sanitizers (a unit
+# test's object: 15-17 s against 7-8 s under ASan; tools/cmd_ingest.cc 20 s against 11 s).
+objects_at_O0() {
+  local dir=$1 flags=${2/-O1/-O0} pat; shift 2
+  : >"$dir/objects-O0.mk"
+  for pat in "$@"; do
+    printf '%s: CFLAGS = %s\n%s: CXXFLAGS = %s\n' "$pat" "$flags" "$pat" "$flags" >>"$dir/objects-O0.mk"
+  done
+  printf '%s\n' -f Makefile -f objects-O0.mk
 }
 
 # sanitized_build DIR [TARGET...]: build TARGETs (default all) in the configured DIR.
@@ -102,8 +106,14 @@ run_asan() {
   # Of the programs not installed, only those the MPI tests run are built (and, by make check,
   # the unit tests): the benchmarks and the MLP examples never run sanitized, and compiling them
   # under ASan costs CI time.
-  unit_make_vars=("noinst_PROGRAMS=examples/logreg examples/logreg_allreduce examples/mf tests/mpi/ssp_check tests/mpi/allreduce_hosts tests/unit/store_fill")
+  local progs="examples/logreg examples/logreg_allreduce examples/mf tests/mpi/ssp_check tests/mpi/allreduce_hosts tests/unit/store_fill"
   asan_configure || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
+  # ... and of the libraries not installed, all but the MLP examples' (examples/libmlp.la).
+  local libs
+  libs=$(printf '%s\n' $(make_var "$b" noinst_LTLIBRARIES) | grep -v '^examples/libmlp\.la$' | tr '\n' ' ')
+  # shellcheck disable=SC2207
+  unit_make_vars=("noinst_PROGRAMS=$progs" "noinst_LTLIBRARIES=$libs"
+                  $(objects_at_O0 "$b" "$ASAN_FLAGS" 'tests/unit/%.o' 'tools/autotune%.o'))
   # With AUTOTUNE_SANITIZE_FUZZ (below) the fuzz targets are built here too, so that scripts/fuzz,
   # which runs beside make check in this build directory, has nothing left to build.  They join
   # noinst_PROGRAMS, which `all` builds, rather than being named beside it: `all` runs a make of
@@ -111,7 +121,7 @@ run_asan() {
   # first make at the same time, the libraries they share twice at once (a race that failed the
   # build: "mv: cannot stat 'engine/.deps/...Tpo'").
   local build_vars=("${unit_make_vars[@]}")
-  [ -n "${AUTOTUNE_SANITIZE_FUZZ:-}" ] && build_vars=("${unit_make_vars[0]} $(make_var "$b" FUZZ_TARGETS)")
+  [ -n "${AUTOTUNE_SANITIZE_FUZZ:-}" ] && build_vars[0]="noinst_PROGRAMS=$progs $(make_var "$b" FUZZ_TARGETS)"
   timed "asan build" sanitized_build "$b" all "${build_vars[@]}" || { failed=$((failed + 1)); say "sanitized build failed"; return; }
   # The libssp that tests/mpi/ssp.test builds an application against, installed into this
   # build's own prefix (libssp, its headers and ssp.pc only: no plugin, no program).
@@ -156,8 +166,6 @@ run_asan() {
   tests=$(printf '%s\n' $tests | grep -vE '/(configure_errors|plugin_abi|link_deps|scripts_help)\.sh$' | tr '\n' ' ')
   if [ -n "${tests// /}" ]; then
     unit_make_vars+=("TESTS=$tests")
-    # shellcheck disable=SC2207
-    unit_make_vars+=($(test_objects_at_O0 "$b" "$ASAN_FLAGS"))
     timed "asan make check" unit_tests "$b"
   else
     failed=$((failed + 1)); say "no unit tests found in $b/Makefile (TESTS)"
@@ -188,7 +196,7 @@ run_tsan() {
   local progs="tests/unit/ssp_test tests/unit/select_thread_test tests/unit/store_stress"
   # shellcheck disable=SC2086
   sanitized_configure "$b" "$TSAN_CC" "$TSAN_FLAGS" "$TSAN_LDFLAGS" || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
-  timed "tsan build" sanitized_build "$b" $(test_objects_at_O0 "$b" "$TSAN_FLAGS") $progs || { failed=$((failed + 1)); say "sanitized build failed"; return; }
+  timed "tsan build" sanitized_build "$b" $(objects_at_O0 "$b" "$TSAN_FLAGS" 'tests/unit/%.o') $progs || { failed=$((failed + 1)); say "sanitized build failed"; return; }
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$top/tests/sanitize/tsan.supp:log_path=$reports/tsan"
   for t in tests/unit/ssp_test tests/unit/select_thread_test tests/unit/store_concurrency.sh; do
     local log=$b/${t##*/}.out t0=$SECONDS rc
