@@ -110,6 +110,7 @@ run_asan() {
   asan_configure || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
   # ... and of the libraries not installed, all but the MLP examples' (examples/libmlp.la).
   local libs
+  # shellcheck disable=SC2046
   libs=$(printf '%s\n' $(make_var "$b" noinst_LTLIBRARIES) | grep -v '^examples/libmlp\.la$' | tr '\n' ' ')
   # shellcheck disable=SC2207
   unit_make_vars=("noinst_PROGRAMS=$progs" "noinst_LTLIBRARIES=$libs"
