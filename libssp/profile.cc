@@ -10,6 +10,8 @@
 #include <ctime>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "autotune/units.hpp"
 #include "ssp/error.hpp"
 #include "ssp/profile.hpp"
@@ -90,6 +92,10 @@ json build_result(const ResultHeader &h, const std::vector<RankRecord> &records)
   }
   j["per_rank"] = per;
   return j;
+}
+
+std::string result_text(const ResultHeader &h, const std::vector<RankRecord> &records) {
+  return build_result(h, records).dump();
 }
 
 ProfileEnv read_profile_env(int warmup_option) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace ssp {
 
@@ -34,6 +34,8 @@ struct ResultHeader {
 };
 
 nlohmann::json build_result(const ResultHeader &h, const std::vector<RankRecord> &records);
+// build_result as the result file's text (one line of JSON).
+std::string result_text(const ResultHeader &h, const std::vector<RankRecord> &records);
 
 // Environment of the profiling hook, validated.  Error(invalid_argument) naming the variable.
 struct ProfileEnv {

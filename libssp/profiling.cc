@@ -123,7 +123,7 @@ void Profiler::write_result(bool profile_only, RankClock now) {
   h.warmup_clocks = env_.warmup;
   h.profile_only = profile_only;
   try {
-    write_file_atomic(env_.result_path, build_result(h, all).dump());
+    write_file_atomic(env_.result_path, result_text(h, all));
   } catch (const std::exception &e) {
     autotune::log(autotune::LogLevel::error, std::string("ssp: ") + e.what());
   }

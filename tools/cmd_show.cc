@@ -10,6 +10,8 @@
 #include <cstring>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "args.hpp"
 #include "autotune/error.hpp"
 #include "autotune/tuner.hpp"

@@ -1,5 +1,7 @@
 #include "explain.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "autotune/optimizer.hpp"
 #include "autotune/error.hpp"
 #include "autotune/tuner.hpp"

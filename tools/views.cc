@@ -1,5 +1,7 @@
 #include "views.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "cli.hpp"
 
 namespace autotune::cli {

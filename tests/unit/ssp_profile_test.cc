@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "profile.hpp"
 #include "ssp/error.hpp"
 
