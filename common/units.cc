@@ -105,6 +105,11 @@ bool parse_bool(std::string_view field, std::string_view value) {
 
 std::string format_double(double v) {
   char buf[64];
+  // Integers in full: %g's shortest form of 10 is "1e+01".
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   for (int prec = 1; prec <= 17; ++prec) {
     std::snprintf(buf, sizeof buf, "%.*g", prec, v);
     if (std::strtod(buf, nullptr) == v) break;

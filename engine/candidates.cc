@@ -11,19 +11,6 @@
 #include "autotune/units.hpp"
 
 namespace autotune {
-namespace {
-
-// 40 -> "40", 0.133 -> "0.133" (integers in full, others in their shortest round-trip form).
-std::string number_text(double v) {
-  if (v == std::floor(v) && std::fabs(v) < 1e15) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
-  }
-  return format_double(v);
-}
-
-}  // namespace
 
 CandidateSet::CandidateSet(std::vector<FeatureColumn> columns) : columns_(std::move(columns)) {
   if (columns_.empty()) throw_invalid("candidate set: no feature columns");
@@ -131,7 +118,7 @@ std::string CandidateSet::label(std::size_t i) const {
   std::string s;
   for (const auto &c : columns_) {
     if (!s.empty()) s += ',';
-    s += c.name + "=" + (c.scale == Scale::categorical ? c.labels[i] : number_text(c.numbers[i]));
+    s += c.name + "=" + (c.scale == Scale::categorical ? c.labels[i] : format_double(c.numbers[i]));
   }
   return s;
 }

@@ -57,4 +57,14 @@ TEST(Units, Numbers) {
   EXPECT_FALSE(parse_bool("b", "off"));
   EXPECT_THROW(parse_bool("b", "maybe"), Error);
   EXPECT_EQ(format_double(0.3), "0.3");
+  EXPECT_EQ(format_double(1e-05), "1e-05");
+  EXPECT_EQ(format_double(10), "10");
+  EXPECT_EQ(format_double(-20), "-20");
+  EXPECT_EQ(format_double(4294967296.0), "4294967296");
+  try {
+    parse_double("--bowl-mean", "11", 0, 10);
+    ADD_FAILURE() << "accepted 11";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "--bowl-mean: '11' is out of range; allowed: a number from 0 to 10");
+  }
 }

@@ -31,7 +31,7 @@ long long parse_int(std::string_view field, std::string_view value, long long lo
 // "yes|no|true|false|1|0|on|off" (case-insensitive).
 bool parse_bool(std::string_view field, std::string_view value);
 
-// Shortest round-trip text of a double ("0.3", "1e-05").
+// Shortest round-trip text of a double ("0.3", "1e-05"); integers in full ("10", not "1e+01").
 std::string format_double(double v);
 
 // The items of a comma-separated KEY=VALUE list ("nodes=2,workers=4"), in order, as views into
