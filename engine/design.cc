@@ -159,6 +159,9 @@ void EngineOptions::validate() const {
   if (!(feasibility_power >= 1 && feasibility_power <= 64))
     throw_invalid("the power of the probability of running '" + format_double(feasibility_power) +
                   "' must be from 1 to 64");
+  if (!(bowl_mean_sd >= 0 && bowl_mean_sd <= 10))
+    throw_invalid("the bowl prior mean's standard deviation '" + format_double(bowl_mean_sd) +
+                  "' must be from 0 to 10");
   if (history_confirm && !(*history_confirm <= 10))
     throw_invalid("the history's confirmation '" + format_double(*history_confirm) +
                   "' must be at most 10 (below 0: off)");

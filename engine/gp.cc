@@ -869,7 +869,8 @@ void CandidatePosterior::condition(Eigen::Index j, double y) {
   const double d2 = prior_[j] + gp_.noise_var() - l.squaredNorm();
   const double d = std::sqrt(std::max(d2, 1e-12));
   Eigen::VectorXd vnew = (kc - V_.topRows(rows_).transpose() * l) / d;
-  const double b = (y - l.dot(beta_.head(rows_))) / d;
+  const double m = prior_mean_.size() > 0 ? prior_mean_[j] : 0.0;
+  const double b = (y - m - l.dot(beta_.head(rows_))) / d;
   if (V_.rows() == rows_) {
     V_.conservativeResize(rows_ + 4, Eigen::NoChange);
     beta_.conservativeResize(rows_ + 4);
@@ -879,6 +880,14 @@ void CandidatePosterior::condition(Eigen::Index j, double y) {
   ++rows_;
   mean_ += vnew * b;
   var_ = (var_.array() - vnew.array().square()).max(0.0).matrix();
+}
+
+void CandidatePosterior::add_prior_mean(const Eigen::VectorXd &m) {
+  if (m.size() != mean_.size() || prior_mean_.size() > 0 || rows_ != gp_.inputs().rows())
+    throw Error(Errc::internal, "CandidatePosterior::add_prior_mean: once, before condition(), " +
+                                    std::to_string(mean_.size()) + " values");
+  prior_mean_ = m;
+  mean_ += m;
 }
 
 Eigen::MatrixXd CandidatePosterior::covariance(const std::vector<Eigen::Index> &idx) const {

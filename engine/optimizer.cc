@@ -29,6 +29,29 @@ constexpr std::size_t kThompsonSubset = 160, kThompsonTop = 64;
 // Hedge's lower confidence bound: mean - kappa sd of the log score.
 constexpr double kHedgeKappa = 2.0;
 
+// EngineOptions::bowl_mean_sd: the bowl prior mean at every candidate, in the units of the
+// standardized log scores `ys` (one per row of the score model's inputs, the rows of `done` that
+// enter it: every trial with `impute`, else the successes).  q(x) is the mean over the numeric
+// columns of 4 (x_j - 1/2)^2, centred over the candidates; the amplitude is the posterior mean of
+// a ~ N(0, sd^2) given ys = a q + e, e ~ N(0, 1): sum(q ys) / (sum(q^2) + 1 / sd^2).
+Eigen::VectorXd bowl_mean(const CandidateSet &cs, const std::vector<Observation> &done,
+                          const Eigen::VectorXd &ys, bool impute, double sd) {
+  const Eigen::MatrixXd &Xall = cs.encoded();
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(Xall.rows());
+  for (int c : cs.numeric_columns()) q.array() += 4.0 * (Xall.col(c).array() - 0.5).square();
+  q /= static_cast<double>(cs.numeric_columns().size());
+  q.array() -= q.mean();
+  double qy = 0, qq = 0;
+  Eigen::Index r = 0;
+  for (const auto &ob : done) {
+    if (ob.failed && !impute) continue;
+    const double qi = q[static_cast<Eigen::Index>(ob.index)];
+    qy += qi * ys[r++];
+    qq += qi * qi;
+  }
+  return q * (qy / (qq + 1.0 / (sd * sd)));
+}
+
 }  // namespace
 
 Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
@@ -92,6 +115,11 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     if (!(y_std > 1e-12)) y_std = 1.0;
   }
   const Eigen::VectorXd ys = (y.array() - y_mean) / y_std;
+  // The cold search's bowl prior mean over a space of numeric features (EngineOptions::
+  // bowl_mean_sd): the score model is fitted to ys minus it, and its posterior means get it back.
+  Eigen::VectorXd bowl;
+  if (own && !ws && o.bowl_mean_sd > 0 && !cs.numeric_columns().empty() && !cs.has_categorical())
+    bowl = bowl_mean(cs, done, ys, impute, o.bowl_mean_sd);
   GpFitOptions gpo = o.gp;
   gpo.seed = Rng(o.seed, kStreamGp).next();
   if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
@@ -99,10 +127,19 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   std::optional<GaussianProcess> gp;
   std::optional<CandidatePosterior> post;
   if (own) {
-    gp.emplace(GaussianProcess::fit(X, ys, cs.groups(), gpo));
+    if (bowl.size() > 0) {
+      Eigen::VectorXd resid = ys;
+      Eigen::Index r = 0;
+      for (const auto &ob : done)
+        if (!ob.failed || impute) resid[r++] -= bowl[static_cast<Eigen::Index>(ob.index)];
+      gp.emplace(GaussianProcess::fit(X, resid, cs.groups(), gpo));
+    } else {
+      gp.emplace(GaussianProcess::fit(X, ys, cs.groups(), gpo));
+    }
     // Fantasies are needed when running trials or earlier picks must be taken into account.
     post.emplace(*gp, Xall,
                  (!pending.empty() || !p.indices.empty() || slots > 1) && p.indices.size() < slots);
+    if (bowl.size() > 0) post->add_prior_mean(bowl);
     p.modelled = true;
     p.hyper = gp->hyper();
   }

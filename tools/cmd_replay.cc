@@ -87,6 +87,10 @@ const char kHelp[] =
     "                         weights the proposals raised to the power K, from 1 to 64: above\n"
     "                         1, a likely failure is tried only for a proportionally larger\n"
     "                         gain (default 1)\n"
+    "  --bowl-mean SD         the cold search's prior mean over a space of numeric features\n"
+    "                         rises from the centre of the space to its corners by an amount\n"
+    "                         fitted to the trials, its prior standard deviation SD standard\n"
+    "                         deviations of the log score, from 0 (off) to 10 (default 0.5)\n"
     "  --history FILE         warm-start every search from every problem of FILE (same format\n"
     "                         and feature columns)\n"
     "  --history-others       warm-start from the table's other problems (leave-one-out)\n"
@@ -261,7 +265,7 @@ Settings parse_settings(int argc, char **argv) {
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after", "history-doubt",
                    "history-feasibility", "history-own-floor", "history-coherence",
-                   "history-top-must-run", "feasibility-power"},
+                   "history-top-must-run", "feasibility-power", "bowl-mean"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -373,6 +377,8 @@ Settings parse_settings(int argc, char **argv) {
     s.engine.history_top_must_run = parse_bool("--history-top-must-run", *v);
   if (auto v = args.value("feasibility-power"))
     s.engine.feasibility_power = parse_double("--feasibility-power", *v, 1, 64);
+  if (auto v = args.value("bowl-mean"))
+    s.engine.bowl_mean_sd = parse_double("--bowl-mean", *v, 0, 10);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");

@@ -70,6 +70,21 @@ INSTANTIATE_TEST_SUITE_P(RgpeAndTaf, WarmStartModes,
                          ::testing::Values(EngineOptions::HistoryMode::rgpe,
                                            EngineOptions::HistoryMode::taf));
 
+TEST(WarmStart, TheBowlPriorMeanIsTheColdSearchsOnly) {
+  // With a history the other problems' models are the prior: the bowl changes no proposal.
+  const Grid g(9);
+  EngineOptions on, off;
+  on.history = off.history = prepare_warm_start(g.cs, {full_history(g, 3.2, 7.1, "a")}, on);
+  off.bowl_mean_sd = 0;
+  std::vector<Observation> a, b;
+  for (size_t t = 0; t < 8; ++t) {
+    const Proposal pa = propose(g.cs, a, {}, 1, on), pb = propose(g.cs, b, {}, 1, off);
+    ASSERT_EQ(pa.indices, pb.indices) << "trial " << t + 1;
+    a.push_back(Observation::ok(pa.indices[0], g.score(pa.indices[0], 3, 7)));
+    b.push_back(Observation::ok(pb.indices[0], g.score(pb.indices[0], 3, 7)));
+  }
+}
+
 TEST_P(WarmStartModes, RelatedHistoryFindsTheOptimumAtOnce) {
   const Grid g(12);
   EngineOptions o;
@@ -91,6 +106,9 @@ TEST_P(WarmStartModes, MisleadingHistoryLosesItsWeightAndCostsLittle) {
   EngineOptions cold;
   cold.explore = Explore::none;
   cold.history_mode = GetParam();
+  // Against the same search without the history: the bowl prior mean, the cold search's only
+  // (EngineOptions::bowl_mean_sd), off.
+  cold.bowl_mean_sd = 0;
   EngineOptions warm = cold;
   // A history whose optimum is in the opposite corner, and one with the scores shuffled.  The two
   // disagree, so the history would be set aside (AHistoryWhoseProblemsDisagreeIsSetAside); kept
@@ -150,6 +168,9 @@ TEST_P(WarmStartModes, ShuffledOwnHistoryEarnsNoWeight) {
   EngineOptions cold;
   cold.explore = Explore::none;
   cold.history_mode = GetParam();
+  // Against the same search without the history: the bowl prior mean, the cold search's only
+  // (EngineOptions::bowl_mean_sd), off.
+  cold.bowl_mean_sd = 0;
   double area_cold = 0, area_warm = 0, area_ungated = 0;
   size_t steps = 0, same = 0, unweighted = 0;
   for (std::uint64_t shuffle = 1; shuffle <= 12; ++shuffle) {

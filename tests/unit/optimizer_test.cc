@@ -182,6 +182,7 @@ TEST(Propose, FailedCandidatesAreNeverProposedAgainAndSteerAway) {
     EngineOptions o;
     o.failures = mode;
     o.stop.budget = 0;
+    o.bowl_mean_sd = 0;  // the failure model alone (the bowl pulls towards the centre, x = 5.5)
     size_t failures = 0;
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
       o.seed = seed;
@@ -295,6 +296,64 @@ TEST(Propose, PredictionsInScoreUnits) {
   EXPECT_EQ(p.hyper.log_lengthscale.size(), 2);
   ASSERT_TRUE(p.best_index.has_value());
   EXPECT_DOUBLE_EQ(p.best_score, g.score(*p.best_index));
+}
+
+namespace {
+
+// The predicted score at candidate `at` after trials at every odd (x, y) of 3..7 of a 9 x 9 grid
+// whose score is `score`, with the bowl prior mean's standard deviation `sd` (0: off).
+double predicted_after_inner_trials(const CandidateSet &cs, const std::vector<double> &x,
+                                    const std::vector<double> &y,
+                                    const std::function<double(double, double)> &score, double sd,
+                                    size_t at) {
+  EngineOptions o;
+  o.stop.budget = 0;
+  o.bowl_mean_sd = sd;
+  std::vector<Observation> done;
+  for (size_t i = 0; i < cs.size(); ++i)
+    if (x[i] >= 3 && x[i] <= 7 && y[i] >= 3 && y[i] <= 7 && static_cast<int>(x[i] + y[i]) % 2 == 0)
+      done.push_back(Observation::ok(i, score(x[i], y[i])));
+  const Proposal p = propose(cs, done, {}, 1, o);
+  EXPECT_TRUE(p.modelled);
+  return p.predictions.at(at).mean;
+}
+
+}  // namespace
+
+TEST(Propose, TheColdBowlPriorMeanIsFittedToTheTrials) {
+  const Grid g(9);
+  const size_t corner = 0;  // (1, 1)
+  // Trials inside the box whose scores rise towards its edges: the unexplored corner is
+  // predicted dearer with the bowl than without.
+  auto bowl = [](double x, double y) { return 1.0 + 0.1 * ((x - 5) * (x - 5) + (y - 5) * (y - 5)); };
+  const double rising_on = predicted_after_inner_trials(g.cs, g.x, g.y, bowl, 0.5, corner);
+  const double rising_off = predicted_after_inner_trials(g.cs, g.x, g.y, bowl, 0.0, corner);
+  EXPECT_GT(rising_on, rising_off * 1.02) << rising_on << " against " << rising_off;
+  // Scores that fall towards the edges: the amplitude is fitted, not fixed, so the corner is
+  // predicted cheaper.
+  auto dome = [](double x, double y) { return 3.0 - 0.1 * ((x - 5) * (x - 5) + (y - 5) * (y - 5)); };
+  const double falling_on = predicted_after_inner_trials(g.cs, g.x, g.y, dome, 0.5, corner);
+  const double falling_off = predicted_after_inner_trials(g.cs, g.x, g.y, dome, 0.0, corner);
+  EXPECT_LT(falling_on, falling_off * 0.99) << falling_on << " against " << falling_off;
+
+  // With a categorical feature the bowl is off: the same predictions as without it.
+  FeatureColumn fx{"x", Scale::linear, {}, {}}, fy{"y", Scale::linear, {}, {}};
+  FeatureColumn fc{"kind", Scale::categorical, {}, {}};
+  for (size_t i = 0; i < g.cs.size(); ++i) {
+    fx.numbers.push_back(g.x[i]);
+    fy.numbers.push_back(g.y[i]);
+    fc.labels.push_back(i % 2 ? "a" : "b");
+  }
+  const CandidateSet mixed({fx, fy, fc});
+  EXPECT_EQ(predicted_after_inner_trials(mixed, g.x, g.y, bowl, 0.5, corner),
+            predicted_after_inner_trials(mixed, g.x, g.y, bowl, 0.0, corner));
+
+  EngineOptions o;
+  EXPECT_EQ(o.bowl_mean_sd, 0.5);
+  for (double bad : {-0.1, 10.5, std::nan("")}) {
+    o.bowl_mean_sd = bad;
+    EXPECT_THROW(o.validate(), Error) << bad;
+  }
 }
 
 TEST(Propose, RandomAndExhaustiveBaselines) {

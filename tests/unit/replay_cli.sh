@@ -80,6 +80,10 @@ for k in 0.5 65 x; do
   expect_fail "bad feasibility power $k" "^autotune replay: --feasibility-power: '$k' is (out of range|not a number); allowed: a number from 1 to 64$" \
     $r --table "$good" --feasibility-power "$k"
 done
+for k in -1 11 x; do
+  expect_fail "bad bowl mean $k" "^autotune replay: --bowl-mean: '$k' is (out of range|not a number); allowed: a number from 0 to 10$" \
+    $r --table "$good" --bowl-mean "$k"
+done
 expect_fail "unknown kernel" "^autotune replay: --kernel: 'sum' is not a kernel; allowed: ard, additive, ard\+additive$" \
   $r --table "$good" --kernel sum
 expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \

@@ -209,6 +209,18 @@ struct EngineOptions {
   // EI as published; 8 cut the failed trials of generated problems by a quarter but lost
   // optima next to failures on scout-dev.csv (bench/README.md, "Fewer failed trials").
   double feasibility_power = 1;
+  // The cold search's bowl prior mean (optimizer.cc, bowl_mean): over a space of numeric
+  // features only, and without a history, the score model's prior mean is a (q(x) - mean q),
+  // q(x) the mean over the numeric columns of 4 (x_j - 1/2)^2 (0 at the centre of the encoded
+  // box, 1 at its corners), with the amplitude a fitted to the problem's own trials: the
+  // posterior mean of a under a Gaussian prior N(0, bowl_mean_sd^2), in standard deviations of
+  // the log score, the trials' residuals taken as independent with unit variance (ridge
+  // regression).  An unexplored corner of a space whose trials so far rise towards the edges
+  // is predicted that much dearer, and the first model steps stop going to the corner of
+  // largest variance (most often the largest allocation).  0: off.  Chosen by replay on
+  // scout-dev.csv and bench/synthetic-table seeds 1 and 2, checked on other seeds and on
+  // generated folds (bench/README.md, "The cold search's bowl prior mean").
+  double bowl_mean_sd = 0.5;
   // Once the problem has its own model, its weight is at least n / (n + history_own_floor), n
   // its successful trials (the bases' weights scaled down to make room): however well a history
   // orders the trials, the problem's own measurements take over as they accumulate.  0: off
@@ -235,7 +247,7 @@ struct EngineOptions {
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
   // or collapse fraction outside [0, 1], a history gate or history_feasibility outside [0, 10],
   // a history_confirm above 10 or not a number, a history_doubt above 100, a history_own_floor outside [0, 1000], a
-  // history_coherence outside [-1, 1], a feasibility_power outside [1, 64], bad stop.
+  // history_coherence outside [-1, 1], a feasibility_power outside [1, 64], a bowl_mean_sd outside [0, 10], bad stop.
   void validate() const;
 };
 

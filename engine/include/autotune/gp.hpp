@@ -148,6 +148,10 @@ class CandidatePosterior {
   // included: k(Xs, Xs) - V_s^T V_s (GPML eq. 2.24).  O(s^2 (n + added) + s n^2) without
   // fantasies kept, O(s^2 (n + added)) with them.
   Eigen::MatrixXd covariance(const std::vector<Eigen::Index> &idx) const;
+  // A prior mean m at the candidates (m), for a GP fitted to y - m at its inputs: added to
+  // mean(), and subtracted from the y of every later condition().  At most once, before any
+  // condition() (Error(internal) otherwise).
+  void add_prior_mean(const Eigen::VectorXd &m);
 
  private:
   const GaussianProcess &gp_;
@@ -158,6 +162,7 @@ class CandidatePosterior {
   Eigen::VectorXd beta_;  // (rows)
   Eigen::Index rows_ = 0;
   Eigen::VectorXd mean_, var_;
+  Eigen::VectorXd prior_mean_;  // empty: none
 };
 
 }  // namespace autotune

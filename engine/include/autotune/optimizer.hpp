@@ -24,6 +24,12 @@
 //    priors of BoTorch's and Ax's warped models), so that a score may change fast at one end of a
 //    resource's range and slowly at the other.  A linear term in the kernel (`linear_trend`) is
 //    an option, off by default; bench/README.md has what both do on the replay tables.
+//    Without a history, over a space of numeric features only, the prior mean is a bowl
+//    (`bowl_mean_sd`): a (q(x) - mean q), q rising from 0 at the centre of the encoded box to 1
+//    at its corners, with the amplitude a fitted to the trials (ridge regression, prior
+//    N(0, 0.5^2) in standard deviations of the log score).  Without it the first model steps
+//    went to the corner of largest variance, most often the largest allocation; fitted, the
+//    amplitude is negative where the trials fall towards the edges.
 // 3. Failures.  A failed or timed-out trial is never proposed again.  By default
 //    (Failures::classifier) a second GP on success/failure labels gives each candidate a
 //    probability of running at all, and expected improvement is weighted by it (constrained EI:
