@@ -30,26 +30,19 @@ constexpr std::size_t kThompsonSubset = 160, kThompsonTop = 64;
 constexpr double kHedgeKappa = 2.0;
 
 // EngineOptions::bowl_mean_sd: the bowl prior mean at every candidate, in the units of the
-// standardized log scores `ys` (one per row of the score model's inputs, the rows of `done` that
-// enter it: every trial with `impute`, else the successes).  q(x) is the mean over the numeric
-// columns of 4 (x_j - 1/2)^2, centred over the candidates; the amplitude is the posterior mean of
-// a ~ N(0, sd^2) given ys = a q + e, e ~ N(0, 1): sum(q ys) / (sum(q^2) + 1 / sd^2).
-Eigen::VectorXd bowl_mean(const CandidateSet &cs, const std::vector<Observation> &done,
-                          const Eigen::VectorXd &ys, bool impute, double sd) {
+// standardized log scores `ys`, the score model's targets at the candidates `rows`.  q(x) is the
+// mean over the numeric columns of 4 (x_j - 1/2)^2, centred over the candidates; the amplitude is
+// the posterior mean of a ~ N(0, sd^2) given ys = a q(rows) + e, e ~ N(0, 1):
+// sum(q ys) / (sum(q^2) + 1 / sd^2).
+Eigen::VectorXd bowl_mean(const CandidateSet &cs, const std::vector<Eigen::Index> &rows,
+                          const Eigen::VectorXd &ys, double sd) {
   const Eigen::MatrixXd &Xall = cs.encoded();
   Eigen::VectorXd q = Eigen::VectorXd::Zero(Xall.rows());
   for (int c : cs.numeric_columns()) q.array() += 4.0 * (Xall.col(c).array() - 0.5).square();
   q /= static_cast<double>(cs.numeric_columns().size());
   q.array() -= q.mean();
-  double qy = 0, qq = 0;
-  Eigen::Index r = 0;
-  for (const auto &ob : done) {
-    if (ob.failed && !impute) continue;
-    const double qi = q[static_cast<Eigen::Index>(ob.index)];
-    qy += qi * ys[r++];
-    qq += qi * qi;
-  }
-  return q * (qy / (qq + 1.0 / (sd * sd)));
+  const Eigen::VectorXd qr = q(rows);
+  return q * (qr.dot(ys) / (qr.squaredNorm() + 1.0 / (sd * sd)));
 }
 
 }  // namespace
@@ -95,11 +88,13 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   Eigen::VectorXd y(nd);
   std::vector<Eigen::Index> ok_rows;  // rows of X of successful trials
   std::vector<std::size_t> ok_index;  // and their candidates
+  std::vector<Eigen::Index> row_index;  // the candidate of every row of X
   {
     Eigen::Index r = 0;
     for (const auto &ob : done) {
       if (ob.failed && !impute) continue;
       const Eigen::Index j = static_cast<Eigen::Index>(ob.index);
+      row_index.push_back(j);
       if (!ob.failed) {
         ok_rows.push_back(r);
         ok_index.push_back(ob.index);
@@ -119,7 +114,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // bowl_mean_sd): the score model is fitted to ys minus it, and its posterior means get it back.
   Eigen::VectorXd bowl;
   if (own && !ws && o.bowl_mean_sd > 0 && !cs.numeric_columns().empty() && !cs.has_categorical())
-    bowl = bowl_mean(cs, done, ys, impute, o.bowl_mean_sd);
+    bowl = bowl_mean(cs, row_index, ys, o.bowl_mean_sd);
   GpFitOptions gpo = o.gp;
   gpo.seed = Rng(o.seed, kStreamGp).next();
   if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
@@ -127,15 +122,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   std::optional<GaussianProcess> gp;
   std::optional<CandidatePosterior> post;
   if (own) {
-    if (bowl.size() > 0) {
-      Eigen::VectorXd resid = ys;
-      Eigen::Index r = 0;
-      for (const auto &ob : done)
-        if (!ob.failed || impute) resid[r++] -= bowl[static_cast<Eigen::Index>(ob.index)];
-      gp.emplace(GaussianProcess::fit(X, resid, cs.groups(), gpo));
-    } else {
-      gp.emplace(GaussianProcess::fit(X, ys, cs.groups(), gpo));
-    }
+    gp.emplace(GaussianProcess::fit(X, bowl.size() > 0 ? Eigen::VectorXd(ys - bowl(row_index)) : ys,
+                                    cs.groups(), gpo));
     // Fantasies are needed when running trials or earlier picks must be taken into account.
     post.emplace(*gp, Xall,
                  (!pending.empty() || !p.indices.empty() || slots > 1) && p.indices.size() < slots);
