@@ -1,5 +1,6 @@
 # The sanitizer runs of scripts/test (--sanitize, --tsan).  Sourced by scripts/test after
-# scripts/lib.sh: uses $top, $AUTOTUNE_BUILD, step, say, unit_tests and the passed/failed counts.
+# scripts/lib.sh: uses $top, $AUTOTUNE_BUILD, step, say, unit_tests, objects_at_O0, make_var and
+# the passed/failed counts.
 # shellcheck shell=bash
 
 # -g1: line tables only, all a sanitizer's stack trace needs (file:line), and a faster build than
@@ -48,26 +49,6 @@ asan_configure() {
   sanitized_configure "$AUTOTUNE_BUILD-asan" "$ASAN_CC" "$ASAN_FLAGS" "$ASAN_LDFLAGS" --enable-fuzzing
 }
 
-# objects_at_O0 DIR FLAGS PATTERNS [FLAGS PATTERNS]...: prints make's arguments that compile the
-# objects matching PATTERNS (make patterns separated by spaces, e.g. 'tests/unit/%.o') with the
-# FLAGS before them, at -O0 instead of -O1 (a makefile in DIR, read after DIR's Makefile).  For the
-# unit tests' own objects and the command-line programs' (tools/autotune*.o): the code they call,
-# in the libraries, keeps -O1; theirs is calls, checks and argument parsing, which -O0 compiles in
-# half the time under the sanitizers (a unit test's object: 15-17 s against 7-8 s under ASan;
-# tools/cmd_ingest.cc 20 s against 11 s).
-objects_at_O0() {
-  local dir=$1 flags pat; shift
-  : >"$dir/objects-O0.mk"
-  while [ $# -ge 2 ]; do
-    flags=${1/-O1/-O0}
-    for pat in $2; do
-      printf '%s: CFLAGS = %s\n%s: CXXFLAGS = %s\n' "$pat" "$flags" "$pat" "$flags" >>"$dir/objects-O0.mk"
-    done
-    shift 2
-  done
-  printf '%s\n' -f Makefile -f objects-O0.mk
-}
-
 # sanitized_build DIR [TARGET...]: build TARGETs (default all) in the configured DIR.
 sanitized_build() {
   local dir=$1; shift
@@ -93,11 +74,6 @@ reports() {
   else
     say "$phase: no sanitizer report"
   fi
-}
-
-# make_var DIR VAR: the value of make variable VAR in DIR's Makefile.
-make_var() {
-  printf 'print-var:\n\t@echo $(%s)\n' "$2" | make -s -C "$1" -f Makefile -f - print-var
 }
 
 # A timed step: "NAME: N s" on stderr.
