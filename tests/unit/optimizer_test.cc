@@ -301,7 +301,8 @@ TEST(Propose, PredictionsInScoreUnits) {
 namespace {
 
 // The predicted score at candidate `at` after trials on a checkerboard of the 5 x 5 middle
-// (x and y from 3 to 7, x + y even) of a 9 x 9 grid whose score is `score`, with the bowl prior mean's standard deviation `sd` (0: off).
+// (x and y from 3 to 7, x + y even) of a 9 x 9 grid whose score is `score`, with the bowl prior
+// mean's standard deviation `sd` (0: off).
 double predicted_after_inner_trials(const CandidateSet &cs, const std::vector<double> &x,
                                     const std::vector<double> &y,
                                     const std::function<double(double, double)> &score, double sd,
