@@ -107,6 +107,25 @@ EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
   return o;
 }
 
+const char *time_model_name(EngineOptions::TimeModel m) {
+  switch (m) {
+    case EngineOptions::TimeModel::no: return "no";
+    case EngineOptions::TimeModel::automatic: return "auto";
+    case EngineOptions::TimeModel::yes: return "yes";
+  }
+  return "?";
+}
+
+EngineOptions::TimeModel parse_time_model(std::string_view field, std::string_view value) {
+  if (value == "auto") return EngineOptions::TimeModel::automatic;
+  try {
+    return parse_bool(field, value) ? EngineOptions::TimeModel::yes : EngineOptions::TimeModel::no;
+  } catch (const Error &) {
+    throw_invalid(std::string(field) + ": '" + std::string(value) +
+                  "' is not allowed; allowed: auto, yes, no (or true, false, 1, 0, on, off)");
+  }
+}
+
 bool EngineOptions::effective_linear_trend() const {
   if (linear_trend != Trend::automatic) return linear_trend == Trend::yes;
   return automatic_linear_trend(gamma);
@@ -162,6 +181,10 @@ void EngineOptions::validate() const {
   if (!(bowl_mean_sd >= 0 && bowl_mean_sd <= 10))
     throw_invalid("the bowl prior mean's standard deviation '" + format_double(bowl_mean_sd) +
                   "' must be from 0 to 10");
+  if (score_factor)
+    for (double f : *score_factor)
+      if (!(std::isfinite(f) && f > 0))
+        throw_invalid("a candidate's score factor '" + format_double(f) + "' must be finite and > 0");
   if (history_confirm && !(*history_confirm <= 10))
     throw_invalid("the history's confirmation '" + format_double(*history_confirm) +
                   "' must be at most 10 (below 0: off)");

@@ -103,31 +103,114 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       y[r++] = (ob.failed ? worst : std::log(ob.score));
     }
   }
-  double y_mean = 0, y_std = 1;
-  if (own) {
-    y_mean = y.mean();
-    y_std = std::sqrt((y.array() - y_mean).square().sum() / static_cast<double>(nd));
-    if (!(y_std > 1e-12)) y_std = 1.0;
-  }
-  const Eigen::VectorXd ys = (y.array() - y_mean) / y_std;
-  // The cold search's bowl prior mean over a space of numeric features (EngineOptions::
-  // bowl_mean_sd): the score model is fitted to ys minus it, and its posterior means get it back.
-  Eigen::VectorXd bowl;
-  if (own && !ws && o.bowl_mean_sd > 0 && !cs.numeric_columns().empty() && !cs.has_categorical())
-    bowl = bowl_mean(cs, row_index, ys, o.bowl_mean_sd);
+  // The model of the problem's own trials: its targets standardized, the cold search's bowl prior
+  // mean over a space of numeric features (EngineOptions::bowl_mean_sd: the GP is fitted to the
+  // targets minus it, and its posterior means get it back), and the GP.  The targets are the log
+  // scores, or with the time model (EngineOptions::time_model) the log run times: log score -
+  // log f, f the candidate's score factor.
+  const bool with_bowl =
+      !ws && o.bowl_mean_sd > 0 && !cs.numeric_columns().empty() && !cs.has_categorical();
   GpFitOptions gpo = o.gp;
   gpo.seed = Rng(o.seed, kStreamGp).next();
   if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
   gpo.linear = o.effective_linear_trend();
-  std::optional<GaussianProcess> gp;
+  struct OwnModel {
+    double mean = 0, std = 1;
+    Eigen::VectorXd ys, bowl;
+    std::optional<GaussianProcess> gp;
+  };
+  auto fit_own = [&](const Eigen::VectorXd &target) {
+    OwnModel m;
+    if (own) {
+      m.mean = target.mean();
+      m.std = std::sqrt((target.array() - m.mean).square().sum() / static_cast<double>(nd));
+      if (!(m.std > 1e-12)) m.std = 1.0;
+    }
+    m.ys = (target.array() - m.mean) / m.std;
+    if (own && with_bowl) m.bowl = bowl_mean(cs, row_index, m.ys, o.bowl_mean_sd);
+    if (own)
+      m.gp.emplace(GaussianProcess::fit(
+          X, m.bowl.size() > 0 ? Eigen::VectorXd(m.ys - m.bowl(row_index)) : m.ys, cs.groups(), gpo));
+    return m;
+  };
+  // The time model's log f per candidate, when it may be used.
+  std::vector<double> log_factor;
+  if (own && !ws && o.score_factor && o.time_model != EngineOptions::TimeModel::no) {
+    if (o.score_factor->size() != n)
+      throw_invalid("propose: " + std::to_string(o.score_factor->size()) +
+                    " score factors for " + std::to_string(n) + " candidates");
+    log_factor.resize(n);
+    for (std::size_t i = 0; i < n; ++i) log_factor[i] = std::log((*o.score_factor)[i]);
+    // A factor the same everywhere (gamma 0: 1 / T_ref) makes the time model the score model.
+    const auto [lo, hi] = std::minmax_element(log_factor.begin(), log_factor.end());
+    if (*hi - *lo < 1e-12) log_factor.clear();
+  }
+  OwnModel own_model;
+  if (log_factor.empty()) {
+    own_model = fit_own(y);
+  } else {
+    // The log run times; a failure (Failures::impute) at the worst of them.
+    Eigen::VectorXd yt(nd);
+    double worst_t = -std::numeric_limits<double>::infinity();
+    for (auto r : ok_rows) worst_t = std::max(worst_t, y[r] - log_factor[static_cast<std::size_t>(row_index[static_cast<std::size_t>(r)])]);
+    for (Eigen::Index r = 0; r < nd; ++r) yt[r] = worst_t;
+    for (auto r : ok_rows) yt[r] = y[r] - log_factor[static_cast<std::size_t>(row_index[static_cast<std::size_t>(r)])];
+    if (o.time_model == EngineOptions::TimeModel::yes) {
+      own_model = fit_own(yt);
+      p.time_modelled = true;
+    } else if (ok_rows.size() < kTimeModelMinTrials) {
+      own_model = fit_own(y);
+    } else {
+      // Each model's leave-one-out predictions of the log scores of the successful trials
+      // (GPML eq. 5.12, the bowl and log f added back), against the log scores: Kendall's
+      // concordance, the pairs in the same order less the pairs in the other, over all pairs.
+      auto concordance = [&](const OwnModel &m, bool time) {
+        const Eigen::MatrixXd &Li = m.gp->chol_inverse();
+        const Eigen::VectorXd alpha = Li.transpose() * m.gp->beta();
+        const Eigen::VectorXd kinv_diag = Li.array().square().colwise().sum().transpose();
+        std::vector<double> pred;
+        for (auto r : ok_rows) {
+          const std::size_t c = static_cast<std::size_t>(row_index[static_cast<std::size_t>(r)]);
+          const double b = m.bowl.size() > 0 ? m.bowl[static_cast<Eigen::Index>(c)] : 0.0;
+          const double res = m.ys[r] - b - alpha[r] / kinv_diag[r];
+          pred.push_back(m.mean + m.std * (res + b) + (time ? log_factor[c] : 0.0));
+        }
+        double sum = 0;
+        std::size_t pairs = 0;
+        for (std::size_t a = 0; a < ok_rows.size(); ++a)
+          for (std::size_t b = a + 1; b < ok_rows.size(); ++b, ++pairs) {
+            const double d = (pred[a] - pred[b]) * (y[ok_rows[a]] - y[ok_rows[b]]);
+            sum += d > 0 ? 1 : d < 0 ? -1 : 0;
+          }
+        return pairs > 0 ? sum / static_cast<double>(pairs) : 0.0;
+      };
+      OwnModel score_model = fit_own(y), time_model = fit_own(yt);
+      if (concordance(time_model, true) > concordance(score_model, false) + kTimeModelMargin) {
+        own_model = std::move(time_model);
+        p.time_modelled = true;
+      } else {
+        own_model = std::move(score_model);
+      }
+    }
+    if (!p.time_modelled) log_factor.clear();
+  }
+  const double y_mean = own_model.mean, y_std = own_model.std;
+  const Eigen::VectorXd &ys = own_model.ys;
+  const Eigen::VectorXd &bowl = own_model.bowl;
+  std::optional<GaussianProcess> &gp = own_model.gp;
   std::optional<CandidatePosterior> post;
   if (own) {
-    gp.emplace(GaussianProcess::fit(X, bowl.size() > 0 ? Eigen::VectorXd(ys - bowl(row_index)) : ys,
-                                    cs.groups(), gpo));
     // Fantasies are needed when running trials or earlier picks must be taken into account.
     post.emplace(*gp, Xall,
                  (!pending.empty() || !p.indices.empty() || slots > 1) && p.indices.size() < slots);
-    if (bowl.size() > 0) post->add_prior_mean(bowl);
+    // The bowl, and the time model's log f (in the units of the standardized log run times):
+    // the posterior means are then those of the log score, and a fantasy is one of a score.
+    if (bowl.size() > 0 || !log_factor.empty()) {
+      Eigen::VectorXd prior = bowl.size() > 0 ? bowl : Eigen::VectorXd::Zero(Xall.rows());
+      if (!log_factor.empty())
+        prior += Eigen::Map<const Eigen::VectorXd>(log_factor.data(), Xall.rows()) / y_std;
+      post->add_prior_mean(prior);
+    }
     p.modelled = true;
     p.hyper = gp->hyper();
   }

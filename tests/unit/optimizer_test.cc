@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <set>
 #include <string>
 
 #include "autotune/error.hpp"
+#include "autotune/rng.hpp"
 
 using namespace autotune;
 
@@ -384,4 +387,108 @@ TEST(Propose, RejectsBadHistory) {
   EXPECT_THROW(propose(g.cs, {Observation::ok(0, 0.0)}, {}, 1, o), Error);
   EXPECT_THROW(propose(g.cs, {}, {9}, 1, o), Error);
   EXPECT_THROW(propose(g.cs, {}, {}, 0, o), Error);
+}
+
+// The time model (EngineOptions::time_model): a score is a run time times a factor known per
+// candidate.
+namespace {
+
+// A 12 x 12 grid whose run time is smooth (lowest at (6, 6)) and whose factor f is drawn per
+// candidate from [1, 8): a rate that does not vary smoothly with the features (e.g. prices).
+struct Priced : Grid {
+  std::shared_ptr<std::vector<double>> f = std::make_shared<std::vector<double>>();
+  Priced() : Grid(12) {
+    Rng rng(5, 0);
+    for (size_t i = 0; i < cs.size(); ++i) f->push_back(1 + 7 * rng.uniform());
+  }
+  double time(size_t i) const { return score(i, 6, 6); }
+};
+
+}  // namespace
+
+TEST(TimeModel, AConstantFactorChangesNothing) {
+  const Grid g(10);
+  EngineOptions o;
+  o.seed = 4;
+  o.stop.budget = 0;
+  const auto plain = indices(run(g, o, 12));
+  o.score_factor = std::make_shared<const std::vector<double>>(g.cs.size(), 2.5);
+  for (auto m : {EngineOptions::TimeModel::yes, EngineOptions::TimeModel::automatic}) {
+    o.time_model = m;
+    EXPECT_EQ(indices(run(g, o, 12)), plain) << time_model_name(m);
+  }
+}
+
+TEST(TimeModel, AKnownFactorIsNotLearntAndAutomaticChoosesTheModelThatOrdersTheTrials) {
+  const Priced g;
+  // A search of `trials` trials; returns the trials it took to within 10% of the optimum of
+  // `score` (trials + 1 if never), and whether its last step used the time model.
+  auto search = [&](EngineOptions::TimeModel m, std::uint64_t seed,
+                    const std::function<double(size_t)> &score, size_t trials, bool *time_modelled) {
+    double optimum = 1e300;
+    for (size_t i = 0; i < g.cs.size(); ++i) optimum = std::min(optimum, score(i));
+    EngineOptions o;
+    o.seed = seed;
+    o.stop.budget = 0;
+    o.time_model = m;
+    o.score_factor = g.f;
+    std::vector<Observation> done;
+    size_t to10 = trials + 1;
+    for (size_t t = 0; t < trials; ++t) {
+      const Proposal p = propose(g.cs, done, {}, 1, o);
+      if (time_modelled) *time_modelled = p.time_modelled;
+      const size_t i = p.indices.at(0);
+      done.push_back(Observation::ok(i, score(i)));
+      if (score(i) <= 1.1 * optimum) to10 = std::min(to10, t + 1);
+    }
+    return to10;
+  };
+  auto priced = [&](size_t i) { return g.time(i) * (*g.f)[i]; };
+  // Scores that are run time x factor: the time model knows the rough part, the score model
+  // must learn it from the trials.
+  size_t with = 0, without = 0;
+  bool used = false;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    with += search(EngineOptions::TimeModel::yes, seed, priced, 20, &used);
+    EXPECT_TRUE(used);
+    without += search(EngineOptions::TimeModel::no, seed, priced, 20, &used);
+    EXPECT_FALSE(used);
+  }
+  EXPECT_LT(2 * with, without) << "trials to within 10%, summed over 8 seeds";
+  // auto: the time model orders such trials better, so it is chosen.
+  search(EngineOptions::TimeModel::automatic, 1, priced, 8, &used);
+  EXPECT_TRUE(used);
+  // Scores that do not follow the factor at all: auto keeps the score model.
+  search(EngineOptions::TimeModel::automatic, 1, [&](size_t i) { return g.time(i); }, 8, &used);
+  EXPECT_FALSE(used);
+  // Too few successful trials to compare the two: the score model.
+  search(EngineOptions::TimeModel::automatic, 1, priced, kTimeModelMinTrials, &used);
+  EXPECT_FALSE(used);
+}
+
+TEST(TimeModel, BadFactorsAreRefused) {
+  const Grid g(4);
+  EngineOptions o;
+  o.score_factor = std::make_shared<const std::vector<double>>(g.cs.size(), 1.0);
+  std::vector<double> bad(g.cs.size(), 1.0);
+  bad[3] = 0;
+  o.score_factor = std::make_shared<const std::vector<double>>(bad);
+  EXPECT_THROW(o.validate(), Error);
+  bad[3] = std::nan("");
+  o.score_factor = std::make_shared<const std::vector<double>>(bad);
+  EXPECT_THROW(o.validate(), Error);
+  // A factor per candidate, no fewer.
+  o.score_factor = std::make_shared<const std::vector<double>>(3, 1.0);
+  std::vector<Observation> done;
+  for (size_t i : {0u, 5u, 10u, 15u}) done.push_back(Observation::ok(i, 1.0 + static_cast<double>(i)));
+  EXPECT_THROW(propose(g.cs, done, {}, 1, o), Error);
+  EXPECT_EQ(parse_time_model("--time-model", "auto"), EngineOptions::TimeModel::automatic);
+  EXPECT_EQ(parse_time_model("--time-model", "off"), EngineOptions::TimeModel::no);
+  try {
+    parse_time_model("--time-model", "maybe");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "--time-model: 'maybe' is not allowed; allowed: auto, yes, no (or true, false, 1, 0, on, off)");
+  }
 }

@@ -95,6 +95,15 @@ constexpr double kHistoryDoubtGammaLow = 1;
 // scores), their related and moved histories and the synthetic workloads 0.18 to 0.78
 // (bench/README.md, "A history whose problems do not predict each other is set aside").
 constexpr double kHistoryCoherenceMin = 0.1;
+// EngineOptions::TimeModel::automatic: the time model is used when its leave-one-out
+// concordance exceeds the score model's by more than kTimeModelMargin, and is considered from
+// kTimeModelMinTrials successful trials on.  The margin was chosen among 0, 0.1, 0.2, 0.3, 0.4
+// and 0.5 on scout-dev.csv, bench/synthetic-table seeds 1 and 2 and cliff folds 1 and 2 (the
+// synthetic seeds gain less and scout-dev.csv loses less as it grows), checked on synthetic
+// seeds 7-10, cliff folds 3, 4, 21 and 22 and ps-grid folds 1 and 2 (bench/README.md, "The
+// time model").
+constexpr double kTimeModelMargin = 0.3;
+constexpr std::size_t kTimeModelMinTrials = 4;
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
@@ -221,6 +230,22 @@ struct EngineOptions {
   // scout-dev.csv and bench/synthetic-table seeds 1 and 2, checked on other seeds and on
   // generated folds (bench/README.md, "The cold search's bowl prior mean").
   double bowl_mean_sd = 0.5;
+  // The time model.  A score is (1 - gamma) T / T_ref + gamma C / C_ref, and C = rate x T, so a
+  // score is T x f: the run time times a factor f = (1 - gamma) / T_ref + gamma rate / C_ref
+  // that is known before the candidate runs (its cost rate: the billing rate of its allocation).
+  // score_factor holds f per candidate (null: unknown; every value finite and > 0).  With it,
+  // and without a history, the search may model log T (log score - log f) and add log f back to
+  // every prediction, so what a candidate costs per second is known rather than learnt:
+  // - TimeModel::automatic: at every step from kTimeModelMinTrials successful trials on, both
+  //   models are fitted and the time model is used when its leave-one-out predictions order the
+  //   successful trials better than the score model's by more than kTimeModelMargin (Kendall's
+  //   concordance, from -1 to 1); a run time that falls faster than the rate rises (a data set
+  //   that fits in memory only on dear nodes) is modelled better as a score, and keeps it;
+  // - yes: the time model whenever score_factor is given; no: never.
+  // Chosen by bench/engine-cv and replay (bench/README.md, "The time model").
+  enum class TimeModel { no, automatic, yes };
+  TimeModel time_model = TimeModel::automatic;
+  std::shared_ptr<const std::vector<double>> score_factor;
   // Once the problem has its own model, its weight is at least n / (n + history_own_floor), n
   // its successful trials (the bases' weights scaled down to make room): however well a history
   // orders the trials, the problem's own measurements take over as they accumulate.  0: off
@@ -247,13 +272,19 @@ struct EngineOptions {
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
   // or collapse fraction outside [0, 1], a history gate or history_feasibility outside [0, 10],
   // a history_confirm above 10 or not a number, a history_doubt above 100, a history_own_floor outside [0, 1000], a
-  // history_coherence outside [-1, 1], a feasibility_power outside [1, 64], a bowl_mean_sd outside [0, 10], bad stop.
+  // history_coherence outside [-1, 1], a feasibility_power outside [1, 64], a bowl_mean_sd outside [0, 10], a
+  // score_factor value not finite or <= 0, bad stop.
   void validate() const;
 };
 
 // The options of a class's search from the site's autotune.conf, for a budget of `budget` trials
 // (the job's --autotune-budget, or conf.default_budget).
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget);
+
+// EngineOptions::TimeModel: "no", "auto", "yes"; parse_time_model() takes auto or a boolean (yes,
+// no, true, false, 1, 0, on, off), else Error(invalid_argument) naming `field`.
+const char *time_model_name(EngineOptions::TimeModel m);
+EngineOptions::TimeModel parse_time_model(std::string_view field, std::string_view value);
 
 // A model prediction for one candidate, in score units: the mean and standard deviation of the
 // log-normal predictive distribution (the GP models the log score).
@@ -290,6 +321,8 @@ struct Proposal {
   bool history_top_failed = false;
   // How many of `indices` were exploration picks (EngineOptions::explore) rather than EI's.
   std::size_t explored = 0;
+  // Whether the model steps modelled the run time (EngineOptions::time_model) rather than the score.
+  bool time_modelled = false;
 };
 
 // The initial design order: `count` candidates (count <= candidates.size()), the first

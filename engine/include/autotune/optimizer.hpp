@@ -30,6 +30,12 @@
 //    N(0, 0.5^2) in standard deviations of the log score).  Without it the first model steps
 //    went to the corner of largest variance, most often the largest allocation; fitted, the
 //    amplitude is negative where the trials fall towards the edges.
+//    A score is a run time times a factor known per candidate (its cost rate and the objective's
+//    weights: design.hpp, `time_model`, `score_factor`).  Given the factors, and without a
+//    history, a second model of the log run times is fitted from 4 successful trials on, and it
+//    predicts (with log f added back) whenever its leave-one-out predictions order the trials
+//    better than the score model's by a margin: the part of the score that is price is then
+//    known rather than learnt.
 // 3. Failures.  A failed or timed-out trial is never proposed again.  By default
 //    (Failures::classifier) a second GP on success/failure labels gives each candidate a
 //    probability of running at all, and expected improvement is weighted by it (constrained EI:
