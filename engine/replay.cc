@@ -1,11 +1,13 @@
 #include "autotune/replay.hpp"
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <memory>
 
 #include "autotune/error.hpp"
 #include "autotune/objective.hpp"
@@ -50,6 +52,45 @@ DerivedFeature DerivedFeature::parse(std::string_view text, std::string_view fie
   }
   return d;
 }
+
+namespace {
+
+// ReplayProblem::rate.
+std::vector<double> rates_of(const ReplayProblem &p) {
+  const std::size_t n = p.ok.size();
+  std::vector<double> log_rate(n, std::numeric_limits<double>::quiet_NaN());
+  std::vector<Eigen::Index> known;
+  for (std::size_t j = 0; j < n; ++j)
+    if (std::isfinite(p.time[j]) && std::isfinite(p.cost[j]) && p.time[j] > 0 && p.cost[j] > 0) {
+      log_rate[j] = std::log(p.cost[j] / p.time[j]);
+      known.push_back(static_cast<Eigen::Index>(j));
+    }
+  if (known.size() < n) {
+    // log rate ~ c0 + X c, over the rows that give it (a tiny ridge keeps it defined with fewer
+    // rows than columns).
+    const Eigen::MatrixXd &X = p.candidates.encoded();
+    const Eigen::Index k = static_cast<Eigen::Index>(known.size()), d = X.cols();
+    Eigen::MatrixXd A(k, d + 1);
+    Eigen::VectorXd b(k);
+    for (Eigen::Index r = 0; r < k; ++r) {
+      const Eigen::Index j = known[static_cast<std::size_t>(r)];
+      A(r, 0) = 1;
+      A.row(r).tail(d) = X.row(j);
+      b[r] = log_rate[static_cast<std::size_t>(j)];
+    }
+    Eigen::MatrixXd AtA = A.transpose() * A;
+    AtA.diagonal().array() += 1e-6;
+    const Eigen::VectorXd c = AtA.ldlt().solve(A.transpose() * b);
+    for (std::size_t j = 0; j < n; ++j)
+      if (!std::isfinite(log_rate[j]))
+        log_rate[j] = c[0] + X.row(static_cast<Eigen::Index>(j)).dot(c.tail(d));
+  }
+  std::vector<double> rate(n);
+  for (std::size_t j = 0; j < n; ++j) rate[j] = std::exp(log_rate[j]);
+  return rate;
+}
+
+}  // namespace
 
 std::vector<ReplayProblem> load_problems(const Table &t, const ReplaySpec &spec) {
   if (t.header().empty()) throw_invalid(t.name() + ": the table is empty (no header line)");
@@ -182,9 +223,17 @@ std::vector<ReplayProblem> load_problems(const Table &t, const ReplaySpec &spec)
                     ": no row has " + spec.ok_column +
                     "=1, so there is no optimum to compare with");
     p.candidates = CandidateSet(std::move(cols));
+    p.rate = rates_of(p);
     out.push_back(std::move(p));
   }
   return out;
+}
+
+std::vector<double> score_factors(const ReplayProblem &pr, const Reference &ref, double gamma) {
+  std::vector<double> f(pr.rate.size());
+  for (std::size_t j = 0; j < f.size(); ++j)
+    f[j] = (1 - gamma) / ref.time + gamma * pr.rate[j] / ref.cost;
+  return f;
 }
 
 HistoryProblem history_of(const ReplayProblem &pr, double gamma) {
@@ -242,6 +291,8 @@ ReplayRun replay_once(const ReplayProblem &pr, double gamma, const EngineOptions
       } else {
         if (!ref.valid()) {
           ref = make_reference(pr.time[i], pr.cost[i]);
+          if (o.time_model != EngineOptions::TimeModel::no && !pr.rate.empty())
+            o.score_factor = std::make_shared<const std::vector<double>>(score_factors(pr, ref, gamma));
           for (std::size_t j = 0; j < pr.ok.size(); ++j)
             if (pr.ok[j]) optimum = std::min(optimum, score(pr.time[j], pr.cost[j], ref, gamma));
         }

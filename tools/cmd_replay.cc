@@ -92,6 +92,12 @@ const char kHelp[] =
     "                         an amount fitted to the trials, whose prior standard deviation is\n"
     "                         SD standard deviations of the log score, from 0 (off) to 10\n"
     "                         (default 0.5)\n"
+    "  --time-model auto|yes|no\n"
+    "                         without a history: model the run time and multiply each\n"
+    "                         configuration's known score factor back (its cost per second,\n"
+    "                         cost/time, or where a row gives neither, estimated from the rows\n"
+    "                         that do); auto: whenever the run times' model orders the trials\n"
+    "                         better than the scores' (default auto)\n"
     "  --history FILE         warm-start every search from every problem of FILE (same format\n"
     "                         and feature columns)\n"
     "  --history-others       warm-start from the table's other problems (leave-one-out)\n"
@@ -266,7 +272,7 @@ Settings parse_settings(int argc, char **argv) {
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after", "history-doubt",
                    "history-feasibility", "history-own-floor", "history-coherence",
-                   "history-top-must-run", "feasibility-power", "bowl-mean"},
+                   "history-top-must-run", "feasibility-power", "bowl-mean", "time-model"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -380,6 +386,7 @@ Settings parse_settings(int argc, char **argv) {
     s.engine.feasibility_power = parse_double("--feasibility-power", *v, 1, 64);
   if (auto v = args.value("bowl-mean"))
     s.engine.bowl_mean_sd = parse_double("--bowl-mean", *v, 0, 10);
+  if (auto v = args.value("time-model")) s.engine.time_model = parse_time_model("--time-model", *v);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");

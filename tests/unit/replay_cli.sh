@@ -84,6 +84,8 @@ for k in -1 11 x; do
   expect_fail "bad bowl mean $k" "^autotune replay: --bowl-mean: '$k' is (out of range|not a number); allowed: a number from 0 to 10$" \
     $r --table "$good" --bowl-mean "$k"
 done
+expect_fail "bad time model" "^autotune replay: --time-model: 'maybe' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
+  $r --table "$good" --time-model maybe
 expect_fail "unknown kernel" "^autotune replay: --kernel: 'sum' is not a kernel; allowed: ard, additive, ard\+additive$" \
   $r --table "$good" --kernel sum
 expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \

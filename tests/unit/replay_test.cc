@@ -162,3 +162,33 @@ TEST(Replay, BoRunsAreReproducible) {
   EXPECT_EQ(replay_once(probs[0], 1.0, o).tried, replay_once(probs[0], 1.0, o).tried);
   EXPECT_THROW(replay_once(probs[0], 1.5, o), Error);
 }
+
+TEST(Replay, RatesAreCostOverTimeAndEstimatedWhereARowHasNone) {
+  // Two node counts of type x with their rates (0.01 per node-second), and two failed rows
+  // without time or cost: on a log scale the rate is linear in the encoded node count, so the
+  // least-squares estimate recovers it.
+  const char csv[] =
+      "w,nodes,time_s,cost,ok\n"
+      "a,1,100,1.0,1\n"
+      "a,4,50,2.0,1\n"
+      "a,2,,,0\n"
+      "a,8,,,0\n";
+  ReplaySpec spec;
+  spec.group = "w";
+  const auto probs = load_problems(Table::parse_csv(csv, "r.csv"), spec);
+  ASSERT_EQ(probs[0].rate.size(), 4u);
+  EXPECT_DOUBLE_EQ(probs[0].rate[0], 0.01);
+  EXPECT_DOUBLE_EQ(probs[0].rate[1], 0.04);
+  EXPECT_NEAR(probs[0].rate[2], 0.02, 1e-6);
+  EXPECT_NEAR(probs[0].rate[3], 0.08, 1e-6);
+  // The score factors: (1 - gamma) / T_ref + gamma rate / C_ref.
+  const std::vector<double> f = score_factors(probs[0], Reference{100, 1.0}, 0.5);
+  EXPECT_DOUBLE_EQ(f[0], 0.5 / 100 + 0.5 * 0.01 / 1.0);
+  EXPECT_DOUBLE_EQ(f[1], 0.5 / 100 + 0.5 * 0.04 / 1.0);
+  // A run of the time model is reproducible, and --time-model no replays the score model.
+  EngineOptions o;
+  o.seed = 3;
+  o.stop.budget = 4;
+  o.time_model = EngineOptions::TimeModel::yes;
+  EXPECT_EQ(replay_once(probs[0], 1.0, o).tried, replay_once(probs[0], 1.0, o).tried);
+}

@@ -19,6 +19,7 @@
 
 #include "autotune/candidates.hpp"
 #include "autotune/history.hpp"
+#include "autotune/objective.hpp"
 #include "autotune/optimizer.hpp"
 #include "autotune/table.hpp"
 
@@ -53,6 +54,12 @@ struct ReplayProblem {
   CandidateSet candidates;
   std::vector<double> time, cost;  // per candidate; NaN where not ok and not given
   std::vector<char> ok;            // per candidate
+  // Per candidate, its cost per second (what EngineOptions::score_factor is made of): cost / time
+  // where the row gives both (> 0), else estimated from the rows that do, by the least-squares
+  // fit of log(cost / time) on the encoded features (a failed run often records neither; a
+  // cluster configuration's rate is its node count times its type's price, which the encoding
+  // of nodes, CPUs and memory per node carries on log scales).
+  std::vector<double> rate;
 };
 
 // Validates the table against the spec and splits it into problems (in order of first
@@ -66,6 +73,10 @@ std::vector<ReplayProblem> load_problems(const Table &table, const ReplaySpec &s
 // with `gamma` against the reference of its first successful row, a failure as a failure.  The
 // indices are the problem's own; map_history() re-indexes them into another candidate set.
 HistoryProblem history_of(const ReplayProblem &problem, double gamma);
+
+// The score factors of `problem`'s candidates (EngineOptions::score_factor) for an objective of
+// `gamma` against the reference `ref`: (1 - gamma) / ref.time + gamma rate / ref.cost.
+std::vector<double> score_factors(const ReplayProblem &problem, const Reference &ref, double gamma);
 
 struct ReplayRun {
   std::uint64_t seed = 0;
