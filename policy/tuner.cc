@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "autotune/candidates.hpp"
@@ -268,6 +269,20 @@ std::vector<HistoryProblem> history_problems(const ClassProblem &p, double gamma
   return out;
 }
 
+// EngineOptions::score_factor of `p`'s candidates for an objective of `gamma` against `ref`:
+// (1 - gamma) / T_ref + gamma rate / C_ref, rate the candidate's billing rate (its cost per
+// second).  Null when some factor is not > 0 (billing weights of 0 at gamma 1).
+std::shared_ptr<const std::vector<double>> score_factors(const ClassProblem &p, const Reference &ref,
+                                                         double gamma) {
+  if (!ref.valid()) return nullptr;
+  auto f = std::make_shared<std::vector<double>>(p.candidates.size());
+  for (std::size_t j = 0; j < f->size(); ++j) {
+    (*f)[j] = (1 - gamma) / ref.time + gamma * p.candidates[j].billing_rate / ref.cost;
+    if (!(std::isfinite((*f)[j]) && (*f)[j] > 0)) return nullptr;
+  }
+  return f;
+}
+
 Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, const std::vector<TrialRecord> &trials,
                    ProposeFn propose, const std::vector<HistoryClass> *history = nullptr,
                    WarmStartFn warm = nullptr) {
@@ -433,6 +448,7 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
   EngineOptions opts = x.engine_options(c.settings.gamma);
   opts.stop = p.stop;
   opts.stop.budget = epoch_budget;
+  opts.score_factor = score_factors(p, ref, c.settings.gamma);
   const CandidateSet set = CandidateSet::from_candidates(p.candidates, p.inventory);
   std::vector<const HistoryClass *> informed;
   if (history && warm && !history->empty() && epoch_start == 0) {
@@ -667,6 +683,7 @@ ModelView predict_neighbours(const ClassRecord &c, const std::vector<TrialRecord
   opts.stop.budget = 0;  // no stopping: we want the model
   opts.stop.min_improvement = 0;
   opts.stop.ei_fraction = 0;
+  opts.score_factor = score_factors(p, Reference{*d.t_ref, *d.c_ref}, c.settings.gamma);
   const CandidateSet set = CandidateSet::from_candidates(p.candidates, p.inventory);
   const Proposal prop = propose(set, obs, {}, 1, opts);
   if (!prop.modelled || prop.predictions.size() != p.candidates.size()) return v;

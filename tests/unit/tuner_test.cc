@@ -276,6 +276,35 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::none);
 }
 
+// The engine's time model (design.hpp) gets every candidate's score factor: its billing rate
+// against the class's references, weighted by the class's gamma.
+TEST_F(TunerTest, TheCandidatesBillingRatesReachTheEngineAsScoreFactors) {
+  const Conf conf = conf_of("");
+  ClassRecord c = make_class(conf, 6);
+  c.settings.gamma = 0.75;
+  add(cfg(1, 1), 100);
+  add(cfg(1, 2), 150);
+  add(cfg(2, 1), 120);
+  const Decision d = decide(c, trials_, conf, recording_propose);
+  ASSERT_TRUE(d.t_ref && d.c_ref);
+  const ClassProblem p = load_problem(c);
+  ASSERT_TRUE(seen_options.score_factor);
+  ASSERT_EQ(seen_options.score_factor->size(), p.candidates.size());
+  std::set<double> distinct;
+  for (std::size_t j = 0; j < p.candidates.size(); ++j) {
+    EXPECT_DOUBLE_EQ((*seen_options.score_factor)[j],
+                     0.25 / *d.t_ref + 0.75 * p.candidates[j].billing_rate / *d.c_ref);
+    distinct.insert(p.candidates[j].billing_rate);
+  }
+  EXPECT_GT(distinct.size(), 1u);  // the factors differ: the time model has something to know
+  EXPECT_EQ(seen_options.time_model, EngineOptions::TimeModel::automatic);
+  // Before any trial succeeded there is no reference, and no factor.
+  ClassRecord fresh = make_class(conf, 6);
+  fresh.settings.gamma = 0.75;
+  decide(fresh, {}, conf, recording_propose);
+  EXPECT_FALSE(seen_options.score_factor);
+}
+
 // A pending trial whose job ended before it started (or is gone from slurmctld) is abandoned; one
 // whose job still waits, one that started (it has a job id) and a fresh one are kept.
 TEST(AbandonedTrials, OnlyTrialsWhoseJobWillNeverRun) {
