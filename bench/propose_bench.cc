@@ -15,7 +15,8 @@
 // thompson / hedge, share 1); and the default step at gamma 0.5, where the automatic exploration
 // and linear term (design.hpp) make it a Thompson step with a linear term, cold and with the
 // history; and the default step at gamma 0, an EI step with the linear term (the history's base
-// models with it too).
+// models with it too); and the default step with a score factor per candidate, where the time
+// model (EngineOptions::time_model, auto) fits the run times' model beside the scores'.
 //
 //   build/bench/propose_bench [--observations N] [--repeats R] [--space SPEC] [--history H]
 #include <time.h>
@@ -26,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -190,6 +192,11 @@ int main(int argc, char **argv) {
   time_only.gamma = 0;
   const auto warm_time = prepare_warm_start(cs, hist, time_only);
 
+  // The time model's score factors (design.hpp, EngineOptions::score_factor): one per candidate,
+  // seeded, from 1 to 4 (a rate that is not the run time's).
+  auto factors = std::make_shared<std::vector<double>>(cs.size());
+  for (auto &f : *factors) f = 1 + 3 * rng.uniform();
+
   // The steps run in turn within each repeat, so a change of machine speed during the run (a
   // shared machine) affects all of them alike and their ratios stay fair.
   auto time = [&](const std::vector<std::function<void(std::uint64_t)>> &steps) {
@@ -287,11 +294,17 @@ int main(int argc, char **argv) {
         e.history = warm_time;
         if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
       },
+      [&](std::uint64_t seed) {  // the time model (auto): both models fitted, one used
+        EngineOptions e = o;
+        e.seed = seed;
+        e.score_factor = factors;
+        if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
+      },
   });
   const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
                &rnd = t[6], &warm_t = t[7], &prep = t[8], &add = t[9], &both = t[10],
                &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14], &half = t[15], &half_warm = t[16],
-               &zero = t[17], &zero_warm = t[18];
+               &zero = t[17], &zero_warm = t[18], &timed = t[19];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -323,6 +336,10 @@ int main(int argc, char **argv) {
   row("  the same, with history", half_warm);
   row("bo step, gamma 0 defaults", zero);
   row("  the same, with history", zero_warm);
+  row("bo step, time model (auto)", timed);
+  const double time_med = quantile(timed.cpu, 0.5);
+  std::printf("  time model (auto) / bo step: %.2f; time model / 5 ms target: %.2f (%s)\n",
+              time_med / std::max(1e-6, quantile(bo.cpu, 0.5)), time_med / 5.0, time_med <= 5.0 ? "met" : "NOT met");
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
       "  bo step / random step: %.0fx; bo step / without input warping: %.2f; "
