@@ -730,6 +730,13 @@ GaussianProcess GaussianProcess::fit(Eigen::MatrixXd X, Eigen::VectorXd y, std::
 double GaussianProcess::signal_var() const { return std::exp(hyper_.log_signal_var); }
 double GaussianProcess::noise_var() const { return std::exp(hyper_.log_noise_var); }
 
+void GaussianProcess::leave_one_out(Eigen::VectorXd *mean, Eigen::VectorXd *var) const {
+  const Eigen::VectorXd alpha = Linv_.transpose() * beta_;
+  const Eigen::VectorXd kinv_diag = Linv_.array().square().colwise().sum().transpose();
+  *mean = y_.array() - alpha.array() / kinv_diag.array();
+  *var = kinv_diag.cwiseInverse();
+}
+
 Eigen::MatrixXd GaussianProcess::warp(const Eigen::MatrixXd &X) const {
   return warp_inputs(X, hyper_, nullptr, nullptr);
 }

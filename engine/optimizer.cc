@@ -162,27 +162,24 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       own_model = fit_own(y);
     } else {
       // Each model's leave-one-out predictions of the log scores of the successful trials
-      // (GPML eq. 5.12, the bowl and log f added back), against the log scores: Kendall's
-      // concordance, the pairs in the same order less the pairs in the other, over all pairs.
+      // (the bowl and log f added back), against the log scores: Kendall's concordance, the
+      // pairs in the same order less the pairs in the other, over the pairs (ranking_loss()).
+      const Eigen::Index ns = static_cast<Eigen::Index>(ok_rows.size());
+      Eigen::VectorXd truth(ns);
+      for (Eigen::Index k = 0; k < ns; ++k) truth[k] = y[ok_rows[static_cast<std::size_t>(k)]];
+      const RankingLoss ranking(truth);
       auto concordance = [&](const OwnModel &m, bool time) {
-        const Eigen::MatrixXd &Li = m.gp->chol_inverse();
-        const Eigen::VectorXd alpha = Li.transpose() * m.gp->beta();
-        const Eigen::VectorXd kinv_diag = Li.array().square().colwise().sum().transpose();
-        std::vector<double> pred;
-        for (auto r : ok_rows) {
+        Eigen::VectorXd loo_mean, loo_var;
+        m.gp->leave_one_out(&loo_mean, &loo_var);
+        Eigen::VectorXd pred(ns);
+        for (Eigen::Index k = 0; k < ns; ++k) {
+          const Eigen::Index r = ok_rows[static_cast<std::size_t>(k)];
           const std::size_t c = static_cast<std::size_t>(row_index[static_cast<std::size_t>(r)]);
           const double b = m.bowl.size() > 0 ? m.bowl[static_cast<Eigen::Index>(c)] : 0.0;
-          const double res = m.ys[r] - b - alpha[r] / kinv_diag[r];
-          pred.push_back(m.mean + m.std * (res + b) + (time ? log_factor[c] : 0.0));
+          pred[k] = m.mean + m.std * (loo_mean[r] + b) + (time ? log_factor[c] : 0.0);
         }
-        double sum = 0;
-        std::size_t pairs = 0;
-        for (std::size_t a = 0; a < ok_rows.size(); ++a)
-          for (std::size_t b = a + 1; b < ok_rows.size(); ++b, ++pairs) {
-            const double d = (pred[a] - pred[b]) * (y[ok_rows[a]] - y[ok_rows[b]]);
-            sum += d > 0 ? 1 : d < 0 ? -1 : 0;
-          }
-        return pairs > 0 ? sum / static_cast<double>(pairs) : 0.0;
+        const double pairs = static_cast<double>(ranking.pairs());
+        return pairs > 0 ? 1 - 2 * static_cast<double>(ranking(pred)) / pairs : 0.0;
       };
       OwnModel score_model = fit_own(y), time_model = fit_own(yt);
       if (concordance(time_model, true) > concordance(score_model, false) + kTimeModelMargin) {
@@ -243,18 +240,17 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     }
     if (ns == 0) yo.resize(0);  // nothing to rank yet
     if (gp) {
-      // Leave-one-out predictions of the target's model at its successes (GPML eq. 5.12):
-      // mean_i = y_i - alpha_i / [K^-1]_ii, var_i = 1 / [K^-1]_ii; its posterior at failures.
-      const Eigen::MatrixXd &Li = gp->chol_inverse();
-      const Eigen::VectorXd alpha = Li.transpose() * gp->beta();
-      const Eigen::VectorXd kinv_diag = Li.array().square().colwise().sum().transpose();
+      // Leave-one-out predictions of the target's model at its successes (its targets are ys:
+      // no bowl with a history); its posterior at failures.
+      Eigen::VectorXd loo_mean, loo_var;
+      gp->leave_one_out(&loo_mean, &loo_var);
       lm.resize(nr);
       lv.resize(nr);
       for (Eigen::Index r = 0; r < nr; ++r) {
         if (r < ns) {
           const Eigen::Index row = ok_rows[static_cast<std::size_t>(r)];
-          lm[r] = ys[row] - alpha[row] / kinv_diag[row];
-          lv[r] = 1.0 / kinv_diag[row];
+          lm[r] = loo_mean[row];
+          lv[r] = loo_var[row];
         } else {
           const Eigen::Index c = candidate_of(r);
           lm[r] = post->mean()[c];

@@ -231,8 +231,8 @@ std::vector<ReplayProblem> load_problems(const Table &t, const ReplaySpec &spec)
 
 std::vector<double> score_factors(const ReplayProblem &pr, const Reference &ref, double gamma) {
   std::vector<double> f(pr.rate.size());
-  for (std::size_t j = 0; j < f.size(); ++j)
-    f[j] = (1 - gamma) / ref.time + gamma * pr.rate[j] / ref.cost;
+  // The score of one second of a run at the candidate's rate.
+  for (std::size_t j = 0; j < f.size(); ++j) f[j] = score(1.0, pr.rate[j], ref, gamma);
   return f;
 }
 

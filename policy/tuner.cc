@@ -277,8 +277,10 @@ std::shared_ptr<const std::vector<double>> score_factors(const ClassProblem &p, 
   if (!ref.valid()) return nullptr;
   auto f = std::make_shared<std::vector<double>>(p.candidates.size());
   for (std::size_t j = 0; j < f->size(); ++j) {
-    (*f)[j] = (1 - gamma) / ref.time + gamma * p.candidates[j].billing_rate / ref.cost;
-    if (!(std::isfinite((*f)[j]) && (*f)[j] > 0)) return nullptr;
+    const double rate = p.candidates[j].billing_rate;
+    if (!(std::isfinite(rate) && rate >= 0)) return nullptr;
+    (*f)[j] = score(1.0, rate, ref, gamma);  // one second of a run at that rate
+    if (!((*f)[j] > 0)) return nullptr;
   }
   return f;
 }

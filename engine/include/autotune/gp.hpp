@@ -119,6 +119,9 @@ class GaussianProcess {
   const Eigen::VectorXd &beta() const { return beta_; }
   double signal_var() const;
   double noise_var() const;
+  // The leave-one-out predictions at the inputs, in the units of the targets (GPML eq. 5.12):
+  // mean_i = y_i - alpha_i / [K^-1]_ii, var_i = 1 / [K^-1]_ii, alpha = K^-1 y.  O(n^2).
+  void leave_one_out(Eigen::VectorXd *mean, Eigen::VectorXd *var) const;
 
  private:
   Eigen::MatrixXd matern(const Eigen::MatrixXd &Aw, const Eigen::MatrixXd &Bw) const;
