@@ -102,6 +102,7 @@ EngineOptions engine_options(const EngineConf &conf, std::size_t budget) {
   o.input_warping = conf.input_warping;
   o.linear_trend = conf.linear_trend;
   o.gp.kernel = conf.kernel;
+  o.time_model = conf.time_model;
   o.batch = conf.batch;
   o.stop = conf.stopping(budget);
   return o;

@@ -91,6 +91,8 @@ void parse_engine_section(RawConf &raw, EngineConf &out) {
     out.linear_trend = parse_trend(l->where() + ": LinearTrend", l->tokens[0].value);
   if (auto l = raw.take_line("Kernel"))
     out.kernel = parse_kernel(l->where() + ": Kernel", l->tokens[0].value);
+  if (auto l = raw.take_line("TimeModel"))
+    out.time_model = parse_time_model(l->where() + ": TimeModel", l->tokens[0].value);
   if (auto l = raw.take_line("BatchMode"))
     out.batch = parse_batch_mode(l->where() + ": BatchMode", l->tokens[0].value);
   std::string space_where;

@@ -21,11 +21,12 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_TRUE(d.input_warping);
   EXPECT_EQ(d.linear_trend, Trend::automatic);
   EXPECT_EQ(d.kernel, GpKernel::ard);
+  EXPECT_EQ(d.time_model, TimeModel::automatic);
   const Conf c = Conf::load_text(
       "InitialTrials=5\nDefaultBudget=30\nMaxBudget=40\nDefaultGamma=0.25\nSeed=7\n"
       "StopImprovement=0.02\nRoundTrials=4\nStopEIFraction=0.05\nMinTrials=8\n"
       "ExplorationMargin=0\nBatchMode=liar\nDefaultSpace=nodes=1-4\nSpaceLimits=nodes=1-16\n"
-      "InputWarping=no\nLinearTrend=yes\nKernel=ard+additive\n");
+      "InputWarping=no\nLinearTrend=yes\nKernel=ard+additive\nTimeModel=no\n");
   const EngineConf &e = c.engine;
   EXPECT_EQ(e.initial_trials, 5u);
   EXPECT_EQ(e.default_budget, 30u);
@@ -49,6 +50,7 @@ TEST(EngineConf, DefaultsAndEveryKey) {
   EXPECT_EQ(o.linear_trend, Trend::yes);
   EXPECT_TRUE(o.effective_linear_trend());
   EXPECT_EQ(o.gp.kernel, GpKernel::ard_additive);
+  EXPECT_EQ(o.time_model, TimeModel::no);
   EXPECT_EQ(o.stop.budget, 25u);
   EXPECT_NO_THROW(o.validate());
 }
@@ -68,6 +70,11 @@ TEST(EngineConf, BadValuesFailClosed) {
             "true, false, 1, 0, on, off)");
   EXPECT_EQ(Conf::load_text("LinearTrend=auto\n").engine.linear_trend, Trend::automatic);
   EXPECT_EQ(Conf::load_text("LinearTrend=off\n").engine.linear_trend, Trend::no);
+  EXPECT_EQ(conf_error("TimeModel=maybe\n"),
+            "autotune.conf:1: TimeModel: 'maybe' is not allowed; allowed: auto, yes, no (or "
+            "true, false, 1, 0, on, off)");
+  EXPECT_EQ(Conf::load_text("TimeModel=yes\n").engine.time_model, TimeModel::yes);
+  EXPECT_EQ(Conf::load_text("TimeModel=auto\n").engine.time_model, TimeModel::automatic);
   EXPECT_EQ(conf_error("Kernel=sum\n"),
             "autotune.conf:1: Kernel: 'sum' is not a kernel; allowed: ard, additive, ard+additive");
   EXPECT_EQ(conf_error("BatchMode=greedy\n"),

@@ -243,7 +243,7 @@ struct EngineOptions {
   //   that fits in memory only on dear nodes) is modelled better as a score, and keeps it;
   // - yes: the time model whenever score_factor is given; no: never.
   // Chosen by bench/engine-cv and replay (bench/README.md, "The time model").
-  enum class TimeModel { no, automatic, yes };
+  using TimeModel = autotune::TimeModel;  // gp_options.hpp
   TimeModel time_model = TimeModel::automatic;
   std::shared_ptr<const std::vector<double>> score_factor;
   // Once the problem has its own model, its weight is at least n / (n + history_own_floor), n
@@ -281,10 +281,6 @@ struct EngineOptions {
 // (the job's --autotune-budget, or conf.default_budget).
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget);
 
-// EngineOptions::TimeModel: "no", "auto", "yes"; parse_time_model() takes auto or a boolean (yes,
-// no, true, false, 1, 0, on, off), else Error(invalid_argument) naming `field`.
-const char *time_model_name(EngineOptions::TimeModel m);
-EngineOptions::TimeModel parse_time_model(std::string_view field, std::string_view value);
 
 // A model prediction for one candidate, in score units: the mean and standard deviation of the
 // log-normal predictive distribution (the GP models the log score).

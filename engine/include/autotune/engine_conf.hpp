@@ -3,8 +3,8 @@
 //
 //   InitialTrials=3  DefaultBudget=20  MaxBudget=100  DefaultGamma=0.5  Seed=1
 //   StopImprovement=0  RoundTrials=3  StopEIFraction=0  MinTrials=6
-//   ExplorationMargin=0.01  BatchMode=believer  InputWarping=yes  LinearTrend=no
-//   Kernel=ard
+//   ExplorationMargin=0.01  BatchMode=believer  InputWarping=yes  LinearTrend=auto
+//   Kernel=ard  TimeModel=auto
 //   DefaultSpace=SPEC  SpaceLimits=SPEC   (space.hpp syntax)
 #pragma once
 
@@ -34,6 +34,7 @@ struct EngineConf {
   bool input_warping = true;
   Trend linear_trend = Trend::automatic;  // LinearTrend (gp_options.hpp)
   GpKernel kernel = GpKernel::ard;  // Kernel (gp_options.hpp)
+  TimeModel time_model = TimeModel::automatic;  // TimeModel (gp_options.hpp)
   BatchMode batch = BatchMode::kriging_believer;
   SpaceSpec default_space;  // empty: the built-in defaults of space.hpp
   SpaceSpec space_limits;   // empty: no limits

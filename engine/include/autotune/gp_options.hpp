@@ -34,6 +34,14 @@ const char *trend_name(Trend t);  // "no", "yes", "auto"
 // Error(invalid_argument) naming `field` and the allowed values.
 Trend parse_trend(std::string_view field, std::string_view value);
 
+// Whether the search models the run time rather than the score (EngineOptions::time_model,
+// design.hpp): no, automatic (when it orders the trials better), or yes.
+enum class TimeModel { no, automatic, yes };
+// (In design.cc.)  "no", "auto", "yes"; parse_time_model() takes auto or a boolean (yes, no,
+// true, false, 1, 0, on, off), else Error(invalid_argument) naming `field`.
+const char *time_model_name(TimeModel m);
+TimeModel parse_time_model(std::string_view field, std::string_view value);
+
 struct GpHyper {
   Eigen::VectorXd log_lengthscale;  // (G)
   double log_signal_var = 0.0;      // log sigma_f^2
