@@ -61,6 +61,7 @@ EngineOptions ClassExtra::engine_options(double gamma) const {
   o.linear_trend = linear_trend;
   o.gp.kernel = kernel;
   o.explore = explore;
+  o.time_model = time_model;
   o.gamma = gamma;
   return o;
 }
@@ -184,6 +185,10 @@ ClassExtra class_extra(const ClassRecord &c) {
     if (j.contains("kernel")) x.kernel = parse_kernel("kernel", j.at("kernel").get<std::string>());
     x.explore = Explore::none;
     if (j.contains("explore")) x.explore = parse_explore("explore", j.at("explore").get<std::string>());
+    x.time_model = TimeModel::no;
+    if (j.contains("time_model"))
+      x.time_model = parse_time_model("time_model", j.at("time_model").get<std::string>());
+    x.time_modelled = j.value("time_modelled", false);
     return x;
   } catch (const json::exception &e) {
     throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
@@ -205,6 +210,8 @@ std::string format_class_extra(const ClassExtra &x) {
   j["linear_trend"] = trend_name(x.linear_trend);
   j["kernel"] = kernel_name(x.kernel);
   j["explore"] = explore_name(x.explore);
+  j["time_model"] = time_model_name(x.time_model);
+  if (x.time_modelled) j["time_modelled"] = true;
   return without_nulls(std::move(j)).dump();
 }
 

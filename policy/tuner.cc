@@ -89,6 +89,7 @@ std::string make_class_extra(const SpaceSpec &space, const Inventory &inventory,
   x.input_warping = e.input_warping;
   x.linear_trend = e.linear_trend;
   x.kernel = e.kernel;
+  x.time_model = e.time_model;
   x.stop.budget = st.budget;
   x.stop.min_improvement = st.min_improvement;
   x.stop.round_trials = st.round_trials;
@@ -484,6 +485,12 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
       for (const auto &name : opts.history->set_aside) x.history_set_aside.push_back(use_of(name, 0));
       x.history_coherence = opts.history->coherence;
     }
+    d.extra = format_class_extra(x);
+  }
+  // Whether the last model step modelled the run time (autotune show); a step without a model
+  // (the design, a stop) leaves what the last one did.
+  if (prop.modelled && prop.time_modelled != x.time_modelled) {
+    x.time_modelled = prop.time_modelled;
     d.extra = format_class_extra(x);
   }
 

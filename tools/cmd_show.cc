@@ -29,6 +29,16 @@ namespace {
 struct ClassModelText {
   std::string model, proposals;
 };
+// The time model (autotune.conf TimeModel): whether the class's last model step modelled the run
+// times, with each configuration's known cost per second multiplied back (never with a warm start).
+std::string time_model_text(const ClassExtra &cx) {
+  if (cx.time_model == TimeModel::no) return "";
+  if (!cx.history.empty()) return ", scores modelled (with a warm start)";
+  if (cx.time_model == TimeModel::yes) return ", run times modelled (TimeModel=yes)";
+  return cx.time_modelled ? ", run times modelled (auto: they order the trials better than the scores)"
+                          : ", scores modelled (auto: run times once their model orders the trials better)";
+}
+
 ClassModelText model_text(const ClassRecord &c, const ClassExtra &cx) {
   const bool warm = !cx.history.empty();
   const std::string why = " (auto at gamma " + num(c.settings.gamma) + (warm ? " with a warm start)" : ")");
@@ -36,7 +46,8 @@ ClassModelText model_text(const ClassRecord &c, const ClassExtra &cx) {
   const Explore e = cx.explore == Explore::automatic ? automatic_explore(c.settings.gamma, warm, linear) : cx.explore;
   ClassModelText v;
   v.model = std::string(kernel_name(cx.kernel)) + " kernel" + (cx.input_warping ? ", input warping" : "") +
-            (linear ? ", linear term" : ", no linear term") + (cx.linear_trend == Trend::automatic ? why : "");
+            (linear ? ", linear term" : ", no linear term") + (cx.linear_trend == Trend::automatic ? why : "") +
+            time_model_text(cx);
   v.proposals = (e == Explore::none       ? std::string("expected improvement")
                  : e == Explore::thompson ? std::string("Thompson sampling")
                                           : std::string(explore_name(e))) +
@@ -73,8 +84,9 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
         "queued for the next jobs, and why the winner won: its score against the runner-up's, and\n"
         "the model's predicted score and uncertainty for the untried configurations nearest to it; and\n"
         "which other classes informed its search (warm start) with their weights, and the model\n"
-        "(kernel, input warping, linear term) and how it proposes.  Lower scores are better:\n"
-        "score = (1-gamma)*T/T_ref + gamma*C/C_ref, with the first successful trial as reference.\n\n"
+        "(kernel, input warping, linear term; whether it models run times or scores) and how it\n"
+        "proposes.  Lower scores are better: score = (1-gamma)*T/T_ref + gamma*C/C_ref, with the\n"
+        "first successful trial as reference.\n\n"
         "  --user USER  another user's class (root and SlurmUser only)\n"
         "  --json       the class, its trials and the explanation as JSON\n");
     return 0;
@@ -104,6 +116,8 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     const ClassModelText m = model_text(c, cx);
     j["model"] = m.model;
     j["proposals"] = m.proposals;
+    j["time_model"] = time_model_name(cx.time_model);
+    j["time_modelled"] = cx.time_modelled;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }

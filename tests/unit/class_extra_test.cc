@@ -60,7 +60,8 @@ TEST(ClassExtra, MakeClassExtraWritesTheStoredForm) {
       R"("name":"n1"},{"billing_weight":1.0,"count":2,"cpus":4,"features":[],"gpus":0,"mem_mb":8000,)"
       R"("name":"n2"}],"kernel":"ard","linear_trend":"auto","queue_depth":4,"retune_budget":6,"seed":3,)"
       R"("space":"nodes=1|2,workers=1|2|3|4,ps=0|1,cpus-per-worker=1|2","stop":{"budget":5,)"
-      R"("ei_fraction":0.0,"min_improvement":0.0,"min_trials":6,"round_trials":3},"xi":0.01})");
+      R"("ei_fraction":0.0,"min_improvement":0.0,"min_trials":6,"round_trials":3},"time_model":"auto",)"
+      R"("xi":0.01})");
 
   Conf conf = Conf::defaults();
   conf.engine.batch = BatchMode::constant_liar;
@@ -96,6 +97,7 @@ TEST(ClassExtra, ReadsBackWhatWasWritten) {
   conf.engine.input_warping = false;
   conf.engine.linear_trend = Trend::yes;
   conf.engine.kernel = GpKernel::ard_additive;
+  conf.engine.time_model = TimeModel::yes;
   PartitionLimits l;
   l.min_nodes = 1;
   l.accounting.max_gpus = 2;
@@ -128,6 +130,8 @@ TEST(ClassExtra, ReadsBackWhatWasWritten) {
   EXPECT_EQ(x.linear_trend, Trend::yes);
   EXPECT_EQ(x.kernel, GpKernel::ard_additive);
   EXPECT_EQ(x.explore, Explore::automatic);
+  EXPECT_EQ(x.time_model, TimeModel::yes);
+  EXPECT_FALSE(x.time_modelled);
   EXPECT_NE(text.find(R"("kernel":"ard+additive")"), std::string::npos) << text;
   EXPECT_EQ(x.epoch_start, 0);
   EXPECT_EQ(x.epoch_budget, 30u);
@@ -168,6 +172,8 @@ TEST(ClassExtra, AMissingKeyTakesTheDefaultItAlwaysHad) {
   EXPECT_EQ(x.linear_trend, Trend::no);
   EXPECT_EQ(x.kernel, GpKernel::ard);
   EXPECT_EQ(x.explore, Explore::none);
+  EXPECT_EQ(x.time_model, TimeModel::no);
+  EXPECT_FALSE(x.time_modelled);
   EXPECT_EQ(x.epoch_start, 0);
   EXPECT_FALSE(x.epoch_budget);
   EXPECT_FALSE(x.incumbent);
@@ -236,6 +242,22 @@ TEST(ClassExtra, TheModelsKeysRead) {
   EXPECT_EQ(class_extra(with_extra(R"({"linear_trend":"auto"})")).linear_trend, Trend::automatic);
   EXPECT_EQ(class_extra(with_extra(R"({"explore":"thompson"})")).explore, Explore::thompson);
   EXPECT_FALSE(class_extra(with_extra(R"({"input_warping":false})")).input_warping);
+  EXPECT_EQ(class_extra(with_extra(R"({"time_model":"yes"})")).time_model, TimeModel::yes);
+  EXPECT_EQ(class_extra(with_extra(R"({"time_model":"auto"})")).time_model, TimeModel::automatic);
+  EXPECT_TRUE(class_extra(with_extra(R"({"time_modelled":true})")).time_modelled);
+  // Written and read back: the last model step's use of the time model is kept.
+  ClassExtra x = class_extra(with_extra(R"({"time_model":"auto"})"));
+  x.time_modelled = true;
+  const ClassExtra back = class_extra(with_extra(format_class_extra(x)));
+  EXPECT_EQ(back.time_model, TimeModel::automatic);
+  EXPECT_TRUE(back.time_modelled);
+  try {
+    class_extra(with_extra(R"({"time_model":"maybe"})"));
+    ADD_FAILURE() << "a damaged time_model was read";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), Errc::corrupt);
+    EXPECT_NE(std::string(e.what()).find("time_model: 'maybe' is not allowed"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ClassExtra, UnknownKeysAreIgnored) {

@@ -236,7 +236,7 @@ Proposal recording_propose(const CandidateSet &cs, const std::vector<Observation
 // The model autotune.conf chose when the class was created (InputWarping, LinearTrend, Kernel)
 // and the class's objective (its gamma, which chooses the exploration) reach the engine.
 TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
-  const Conf conf = conf_of("InputWarping=no\nLinearTrend=yes\nKernel=additive\n");
+  const Conf conf = conf_of("InputWarping=no\nLinearTrend=yes\nKernel=additive\nTimeModel=no\n");
   ClassRecord c = make_class(conf, 6);
   c.settings.gamma = 0.5;
   add(cfg(1, 1), 100);
@@ -246,6 +246,7 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   EXPECT_FALSE(seen_options.input_warping);
   EXPECT_EQ(seen_options.linear_trend, Trend::yes);
   EXPECT_EQ(seen_options.gp.kernel, GpKernel::additive);
+  EXPECT_EQ(seen_options.time_model, TimeModel::no);
   EXPECT_EQ(seen_options.explore, Explore::automatic);
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0.5);
   double share = 0;
@@ -257,6 +258,7 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   EXPECT_EQ(seen_options.linear_trend, Trend::automatic);
   EXPECT_TRUE(seen_options.effective_linear_trend());
   EXPECT_EQ(seen_options.gp.kernel, GpKernel::ard);
+  EXPECT_EQ(seen_options.time_model, TimeModel::automatic);
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0);
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::none);
   // The defaults at gamma 0.5: Thompson sampling and the linear term.
@@ -265,8 +267,9 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   decide(h, trials_, conf_of(""), recording_propose);
   EXPECT_TRUE(seen_options.effective_linear_trend());
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::thompson);
-  // A class stored before the model's keys were goes on as it began: EI alone, no linear term.
-  for (const std::string key : {R"("explore":"auto",)", R"("linear_trend":"auto",)"}) {
+  // A class stored before the model's keys were goes on as it began: EI alone, no linear term,
+  // no time model.
+  for (const std::string key : {R"("explore":"auto",)", R"("linear_trend":"auto",)", R"("time_model":"auto",)"}) {
     const auto at = h.settings.extra.find(key);
     ASSERT_NE(at, std::string::npos) << h.settings.extra;
     h.settings.extra.erase(at, key.size());
@@ -274,6 +277,7 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   decide(h, trials_, conf_of(""), recording_propose);
   EXPECT_FALSE(seen_options.effective_linear_trend());
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::none);
+  EXPECT_EQ(seen_options.time_model, TimeModel::no);
 }
 
 // The engine's time model (design.hpp) gets every candidate's score factor: its billing rate
@@ -303,6 +307,35 @@ TEST_F(TunerTest, TheCandidatesBillingRatesReachTheEngineAsScoreFactors) {
   fresh.settings.gamma = 0.75;
   decide(fresh, {}, conf, recording_propose);
   EXPECT_FALSE(seen_options.score_factor);
+}
+
+// The engine's proposal, as if its step had (not) been a model step that used the time model.
+template <bool Modelled, bool TimeModelled>
+Proposal step_as(const CandidateSet &cs, const std::vector<Observation> &done, const std::vector<std::size_t> &pending,
+                 std::size_t k, const EngineOptions &o) {
+  Proposal p = propose(cs, done, pending, k, o);
+  p.modelled = Modelled;
+  p.time_modelled = TimeModelled;
+  return p;
+}
+
+// Whether the last model step used the time model is kept for autotune show; a step without a
+// model (the initial design, a stop) leaves it as it was.
+TEST_F(TunerTest, TheLastModelStepsUseOfTheTimeModelIsKept) {
+  ClassRecord c = make_class(conf_of(""), 6);
+  add(cfg(1, 1), 100);
+  add(cfg(1, 2), 150);
+  add(cfg(2, 1), 120);
+  Decision d = decide(c, trials_, conf_of(""), step_as<true, true>);
+  ASSERT_TRUE(d.extra);
+  c.settings.extra = *d.extra;
+  EXPECT_TRUE(class_extra(c).time_modelled);
+  d = decide(c, trials_, conf_of(""), step_as<false, false>);
+  EXPECT_FALSE(d.extra) << *d.extra;  // nothing to store: the flag stays
+  d = decide(c, trials_, conf_of(""), step_as<true, false>);
+  ASSERT_TRUE(d.extra);
+  c.settings.extra = *d.extra;
+  EXPECT_FALSE(class_extra(c).time_modelled);
 }
 
 // A pending trial whose job ended before it started (or is gone from slurmctld) is abandoned; one

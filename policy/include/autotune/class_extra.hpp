@@ -72,6 +72,12 @@ struct ClassExtra {
   // The exploration (EngineOptions::explore, design.hpp; stored as explore_name()): a new class
   // takes the engine's default, automatic (by the class's gamma).
   Explore explore = Explore::automatic;
+  // The time model (autotune.conf TimeModel; EngineOptions::time_model, stored as
+  // time_model_name(): "auto", "yes", "no"); a class created before the key was stored reads as
+  // "no", the model it began with.  And whether the class's last proposal used it
+  // (Proposal::time_modelled; for autotune show).
+  TimeModel time_model = TimeModel::automatic;
+  bool time_modelled = false;
   ClassStop stop;
   int queue_depth = tuner_defaults().queue_depth;
   double change_margin = tuner_defaults().change_margin;
