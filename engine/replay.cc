@@ -284,8 +284,14 @@ ReplayRun replay_once(const ReplayProblem &pr, double gamma, const EngineOptions
       break;
     }
     if (p.indices.empty()) throw Error(Errc::internal, "replay: no proposal and no stop");
+    const std::string by = o.strategy != Strategy::bo          ? strategy_name(o.strategy)
+                           : !p.modelled                       ? "design"
+                           : p.explored == 0                   ? "model"
+                           : p.explored == p.indices.size()    ? "explore"
+                                                               : "model+explore";
     for (auto i : p.indices) {
       run.tried.push_back(i);
+      run.proposed_by.push_back(p.modelled && p.time_modelled ? by + " (time)" : by);
       if (!pr.ok[i]) {
         done.push_back(Observation::failure(i));
       } else {

@@ -152,8 +152,10 @@ const char kHelp[] =
     "Output:\n"
     "  --at N                 report the fraction within 10% after N trials (default 12)\n"
     "  --json                 machine-readable output\n"
-    "  --trace                print every run: the candidates in the order tried, with their\n"
-    "                         score relative to the optimum (x = failed)\n";
+    "  --trace                print every run: the candidates in the order tried, how each was\n"
+    "                         proposed (design, model, explore, random, exhaustive; \"(time)\":\n"
+    "                         by the time model) and the best so far relative to the optimum\n"
+    "                         (x = failed)\n";
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -400,7 +402,8 @@ void print_trace(const ReplayProblem &p, const EngineOptions &o, const ReplayRun
   for (size_t t = 0; t < run.tried.size(); ++t) {
     const size_t i = run.tried[t];
     const double r = run.best_ratio[t];
-    std::printf("  %2zu %-70s %s%s\n", t + 1, p.candidates.label(i).c_str(), p.ok[i] ? "" : "x ",
+    std::printf("  %2zu %-20s %-70s %s%s\n", t + 1, t < run.proposed_by.size() ? run.proposed_by[t].c_str() : "",
+                p.candidates.label(i).c_str(), p.ok[i] ? "" : "x ",
                 r < prev ? ("best " + format_double(std::round(r * 1000) / 1000)).c_str() : "");
     prev = r;
   }
