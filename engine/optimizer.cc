@@ -50,6 +50,7 @@ Eigen::VectorXd bowl_mean(const CandidateSet &cs, const std::vector<Eigen::Index
 Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
                  const std::vector<std::size_t> &pending, std::size_t k, const EngineOptions &o) {
   DesignStep step = propose_without_model(cs, done, pending, k, o);
+  step.proposal.designed = step.proposal.indices.size();
   if (!step.needs_model) return std::move(step.proposal);
   Proposal &p = step.proposal;
   std::vector<char> &taken = step.taken;

@@ -284,14 +284,17 @@ ReplayRun replay_once(const ReplayProblem &pr, double gamma, const EngineOptions
       break;
     }
     if (p.indices.empty()) throw Error(Errc::internal, "replay: no proposal and no stop");
-    const std::string by = o.strategy != Strategy::bo          ? strategy_name(o.strategy)
-                           : !p.modelled                       ? "design"
-                           : p.explored == 0                   ? "model"
-                           : p.explored == p.indices.size()    ? "explore"
-                                                               : "model+explore";
-    for (auto i : p.indices) {
+    const std::size_t by_model = p.indices.size() - std::min(p.designed, p.indices.size());
+    const std::string by = p.explored == 0          ? "model"
+                           : p.explored == by_model ? "explore"
+                                                    : "model+explore";
+    for (std::size_t j = 0; j < p.indices.size(); ++j) {
+      const std::size_t i = p.indices[j];
       run.tried.push_back(i);
-      run.proposed_by.push_back(p.modelled && p.time_modelled ? by + " (time)" : by);
+      run.proposed_by.push_back(o.strategy != Strategy::bo ? std::string(strategy_name(o.strategy))
+                                : j < p.designed       ? std::string("design")
+                                : p.time_modelled      ? by + " (time)"
+                                                       : by);
       if (!pr.ok[i]) {
         done.push_back(Observation::failure(i));
       } else {

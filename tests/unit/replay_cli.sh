@@ -167,16 +167,17 @@ for case in "0.5||--explore thompson --explore-share 1 --linear-trend yes" \
     echo "FAIL: the default exploration at --gamma $g $hist is not $explicit:"; cat "$tmp/out1" "$tmp/out2"; fail=1
   fi
 done
-# --trace says how each trial was proposed: the initial design, then the model, whose steps are
-# marked "(time)" where the time model made them (--time-model yes, on a's priced rows) and never
-# with --time-model no; random search's trials are "random".
+# --trace says how each trial was proposed: the initial design of 3, then the model (EI or, at
+# gamma 1 with a categorical feature, Thompson sampling: explore), whose steps are marked "(time)"
+# where the time model made them (--time-model yes, on a's priced rows) and never with
+# --time-model no; random search's trials are "random".
 if "$at" $r --table "$good" --gamma 1 --seeds 1 --budget 6 --strategy bo,random --trace --time-model yes \
      >"$tmp/out" 2>"$tmp/err" &&
-   [ "$(sed -n '/^a bo seed 1/,/^[^ ]/p' "$tmp/out" | grep -Ec '^ +[1-3] design ')" = 2 ] &&
-   sed -n '/^a bo seed 1/,/^[^ ]/p' "$tmp/out" | grep -Eq '^ +[3-6] (model|explore) \(time\) +nodes=' &&
+   [ "$(sed -n '/^a bo seed 1/,/^[^ ]/p' "$tmp/out" | grep -Ec '^ +[1-3] design +nodes=')" = 3 ] &&
+   [ "$(sed -n '/^a bo seed 1/,/^[^ ]/p' "$tmp/out" | grep -Ec '^ +[4-6] (model|explore) \(time\) +nodes=')" = 3 ] &&
    sed -n '/^a random seed 1/,/^[^ ]/p' "$tmp/out" | grep -Eq '^ +1 random +nodes=' &&
    "$at" $r --table "$good" --gamma 1 --seeds 1 --budget 6 --trace --time-model no >"$tmp/out2" 2>&1 &&
-   grep -Eq '^ +[3-6] model +nodes=' "$tmp/out2" && ! grep -q '(time)' "$tmp/out2"; then
+   [ "$(grep -Ec '^ +[4-6] (model|explore) +nodes=' "$tmp/out2")" = 3 ] && ! grep -q '(time)' "$tmp/out2"; then
   echo "ok: --trace marks the design, the model's proposals and the time model's"
 else
   echo "FAIL: --trace:"; cat "$tmp/out" "$tmp/err" "$tmp/out2"; fail=1

@@ -315,6 +315,9 @@ struct Proposal {
   // With a warm start and EngineOptions::history_top_must_run: the history's top-ranked tried
   // candidate failed, so the bases got no weight.
   bool history_top_failed = false;
+  // How many of `indices`, the first ones, the initial design chose (or its continuation, the
+  // history's picks before the model, the random or exhaustive order) rather than the model.
+  std::size_t designed = 0;
   // How many of `indices` were exploration picks (EngineOptions::explore) rather than EI's.
   std::size_t explored = 0;
   // Whether the model steps modelled the run time (EngineOptions::time_model) rather than the score.

@@ -85,11 +85,11 @@ struct ReplayRun {
   std::vector<double> best_ratio;
   StopDecision stop;
   std::vector<double> step_seconds;  // wall time of each propose() call
-  // How each trial was proposed (same order as `tried`): "design" (the initial design or the
-  // history's picks), "model" (expected improvement), "explore" (EngineOptions::explore), or, in
-  // a batch of both, "model+explore"; with " (time)" when the step used the time model
-  // (Proposal::time_modelled); the random and exhaustive strategies' trials: "random",
-  // "exhaustive".
+  // How each trial was proposed (same order as `tried`): "design" (the initial design and its
+  // continuation: Proposal::designed), "model" (expected improvement, or with a warm start the
+  // weighted history's picks), "explore" (EngineOptions::explore), or, in a batch of both,
+  // "model+explore"; with " (time)" when the step used the time model (Proposal::time_modelled);
+  // the random and exhaustive strategies' trials: "random", "exhaustive".
   std::vector<std::string> proposed_by;
   // Trials until the best is within `fraction` of the optimum (1-based); 0 when never.
   std::size_t trials_to_within(double fraction) const;
