@@ -127,6 +127,11 @@ EngineOptions::TimeModel parse_time_model(std::string_view field, std::string_vi
   }
 }
 
+bool EngineOptions::effective_history_time_model() const {
+  if (history_time_model != TimeModel::automatic) return history_time_model == TimeModel::yes;
+  return gamma > 0 && gamma < 1;
+}
+
 bool EngineOptions::effective_linear_trend() const {
   if (linear_trend != Trend::automatic) return linear_trend == Trend::yes;
   return automatic_linear_trend(gamma);

@@ -93,6 +93,37 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     ws->names.push_back(h.name);
     ws->mean.push_back(std::move(m));
     ws->var.push_back(v.cwiseMax(0.0) + Eigen::VectorXd::Constant(v.size(), gp.noise_var()));
+    // The time base: the same fit on the log run times (the last of each candidate), where
+    // they are given for every successful candidate.
+    std::map<std::size_t, double> last_time;
+    for (const auto &ob : h.times) {
+      if (ob.failed) continue;
+      if (ob.index >= cs.size() || !(ob.score > 0 && std::isfinite(ob.score)))
+        throw_invalid("history '" + h.name + "': a run time must be a positive number of a candidate");
+      last_time[ob.index] = ob.score;
+    }
+    bool all_timed = !last_time.empty();
+    for (const auto &[i, s] : last) all_timed = all_timed && last_time.count(i);
+    if (all_timed) {
+      Eigen::MatrixXd Xt(static_cast<Eigen::Index>(last_time.size()), Xall.cols());
+      Eigen::VectorXd t(Xt.rows());
+      std::vector<std::size_t> idx;
+      r = 0;
+      for (const auto &[i, s] : last_time) {
+        Xt.row(r) = Xall.row(static_cast<Eigen::Index>(i));
+        t[r++] = std::log(s);
+        idx.push_back(i);
+      }
+      const double tm = t.mean();
+      double ts = std::sqrt((t.array() - tm).square().mean());
+      if (!(ts > 1e-12)) ts = 1.0;
+      const GaussianProcess tg = GaussianProcess::fit(Xt, (t.array() - tm) / ts, cs.groups(), gpo);
+      Eigen::VectorXd tmu, tv;
+      tg.predict(Xall, &tmu, &tv);
+      ws->log_time_mean.push_back((tmu.array() * ts + tm).matrix());
+      ws->log_time_var.push_back(((tv.cwiseMax(0.0).array() + tg.noise_var()) * ts * ts).matrix());
+      ws->measured.push_back(std::move(idx));
+    }
     outcomes.push_back(std::move(failed));
     measured_ok.push_back(std::move(last));
   }
@@ -126,6 +157,9 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
       ws->names.clear();
       ws->mean.clear();
       ws->var.clear();
+      ws->log_time_mean.clear();
+      ws->log_time_var.clear();
+      ws->measured.clear();
       outcomes.clear();
     }
   }
@@ -147,6 +181,31 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     count_ordered_pairs(hf, hs, &ws->failure_pairs_right, &ws->failure_pairs);
   }
   return ws;
+}
+
+std::shared_ptr<const WarmStart> time_scored(const std::shared_ptr<const WarmStart> &ws,
+                                             const std::vector<double> &factor) {
+  if (!ws || ws->log_time_mean.size() != ws->size() || ws->size() == 0) return ws;
+  if (factor.size() != ws->candidates)
+    throw_invalid("time_scored: " + std::to_string(factor.size()) + " score factors for " +
+                  std::to_string(ws->candidates) + " candidates");
+  auto out = std::make_shared<WarmStart>(*ws);
+  const Eigen::Index n = static_cast<Eigen::Index>(factor.size());
+  Eigen::VectorXd lf(n);
+  for (Eigen::Index i = 0; i < n; ++i) lf[i] = std::log(factor[static_cast<std::size_t>(i)]);
+  for (std::size_t b = 0; b < ws->size(); ++b) {
+    const Eigen::VectorXd z = ws->log_time_mean[b] + lf;
+    double m = 0, m2 = 0;
+    for (auto i : ws->measured[b]) m += z[static_cast<Eigen::Index>(i)];
+    const double k = static_cast<double>(ws->measured[b].size());
+    m /= k;
+    for (auto i : ws->measured[b]) m2 += (z[static_cast<Eigen::Index>(i)] - m) * (z[static_cast<Eigen::Index>(i)] - m);
+    double sd = std::sqrt(m2 / k);
+    if (!(sd > 1e-12)) sd = 1.0;
+    out->mean[b] = (z.array() - m) / sd;
+    out->var[b] = ws->log_time_var[b] / (sd * sd);
+  }
+  return out;
 }
 
 void count_ordered_pairs(const std::vector<double> &failed, std::vector<double> succeeded,

@@ -248,6 +248,7 @@ HistoryProblem history_of(const ReplayProblem &pr, double gamma) {
     }
     if (!ref.valid()) ref = make_reference(pr.time[i], pr.cost[i]);
     h.done.push_back(Observation::ok(i, score(pr.time[i], pr.cost[i], ref, gamma)));
+    h.times.push_back(Observation::ok(i, pr.time[i]));
   }
   return h;
 }
@@ -302,6 +303,8 @@ ReplayRun replay_once(const ReplayProblem &pr, double gamma, const EngineOptions
           ref = make_reference(pr.time[i], pr.cost[i]);
           if (o.time_model != EngineOptions::TimeModel::no && !pr.rate.empty())
             o.score_factor = std::make_shared<const std::vector<double>>(score_factors(pr, ref, gamma));
+          if (o.history && o.effective_history_time_model() && !pr.rate.empty())
+            o.history = time_scored(o.history, score_factors(pr, ref, gamma));
           for (std::size_t j = 0; j < pr.ok.size(); ++j)
             if (pr.ok[j]) optimum = std::min(optimum, score(pr.time[j], pr.cost[j], ref, gamma));
         }

@@ -229,7 +229,8 @@ namespace {
 // decide() on the problem `p` of class `c`, whose settings are `x`.
 // The history classes' trials as the engine's history problems on the candidates of `p`
 // (configurations outside p's space are left out), each scored with `gamma` against its own
-// first successful trial; `from` gets the class of each problem.
+// first successful trial, with their run times (HistoryProblem::times); `from` gets the class of
+// each problem.
 std::vector<HistoryProblem> history_problems(const ClassProblem &p, double gamma,
                                              const std::vector<HistoryClass> &history,
                                              std::vector<const HistoryClass *> *from) {
@@ -262,6 +263,7 @@ std::vector<HistoryProblem> history_problems(const ClassProblem &p, double gamma
       if (!tc || !(tc->time > 0) || !(tc->cost > 0)) continue;
       if (!ref.valid()) ref = make_reference(tc->time, tc->cost);
       one.done.push_back(Observation::ok(*idx, score(tc->time, tc->cost, ref, gamma)));
+      one.times.push_back(Observation::ok(*idx, tc->time));
     }
     if (one.done.empty()) continue;
     out.push_back(std::move(one));
@@ -457,6 +459,10 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
   if (history && warm && !history->empty() && epoch_start == 0) {
     const std::vector<HistoryProblem> hp = history_problems(p, c.settings.gamma, *history, &informed);
     if (!hp.empty()) opts.history = warm(set, hp, opts);
+    // Once the class has its references, the history's time bases times the class's factors
+    // (EngineOptions::history_time_model).
+    if (opts.history && opts.score_factor && opts.effective_history_time_model())
+      opts.history = time_scored(opts.history, *opts.score_factor);
   }
   const Proposal prop = propose(set, obs, pending, static_cast<std::size_t>(std::max(1, x.queue_depth)), opts);
   // What the class keeps of the warm start for autotune show: the informing classes with their

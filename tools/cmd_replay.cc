@@ -144,6 +144,11 @@ const char kHelp[] =
     "                         once the problem has its own model, a history whose best-ranked\n"
     "                         tried configuration failed on the problem gets no weight\n"
     "                         (default yes)\n"
+    "  --history-time-model auto|yes|no\n"
+    "                         from the problem's first success on, each history problem's\n"
+    "                         model of its run times, times the problem's known score factor\n"
+    "                         (as --time-model), predicts the problem's score (default auto: when\n"
+    "                         0 < gamma < 1)\n"
     "Stopping rules (the budget always applies):\n"
     "  --stop-improvement F   stop when a round improves the best by less than F (default 0: off)\n"
     "  --round N              trials per round (default 3)\n"
@@ -274,7 +279,7 @@ Settings parse_settings(int argc, char **argv) {
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after", "history-doubt",
                    "history-feasibility", "history-own-floor", "history-coherence",
-                   "history-top-must-run", "feasibility-power", "bowl-mean", "time-model"},
+                   "history-top-must-run", "history-time-model", "feasibility-power", "bowl-mean", "time-model"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -389,6 +394,8 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("bowl-mean"))
     s.engine.bowl_mean_sd = parse_double("--bowl-mean", *v, 0, 10);
   if (auto v = args.value("time-model")) s.engine.time_model = parse_time_model("--time-model", *v);
+  if (auto v = args.value("history-time-model"))
+    s.engine.history_time_model = parse_time_model("--history-time-model", *v);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");
@@ -457,6 +464,7 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
         auto add = [&](const ReplayProblem &h) {
           HistoryProblem hp = history_of(h, s.gamma);
           hp.done = map_history(h.candidates, hp.done, problems[p].candidates);
+          hp.times = map_history(h.candidates, hp.times, problems[p].candidates);
           if (!hp.done.empty()) hist.push_back(std::move(hp));
         };
         for (const auto &h : history_problems) add(h);

@@ -257,6 +257,64 @@ TEST(WarmStart, AHistoryWhoseProblemsDisagreeIsSetAside) {
   }
 }
 
+// The time bases (EngineOptions::history_time_model): a history problem's scores mix its run
+// time and cost by its own references, but its run times times the target's known factor predict
+// the target's score.  Here the history's own scores favour small x (its factor 1 + x), the
+// target's factor favours small y: the time bases point at the target's optimum, the score bases
+// elsewhere.
+TEST(WarmStart, TimeBasesPredictTheTargetsScoreFromTheHistorysRunTimes) {
+  const Grid g(8);
+  HistoryProblem h;
+  h.name = "h";
+  std::vector<double> factor(g.cs.size());
+  size_t truth = 0;
+  auto run_time = [&](size_t i) { return g.score(i, 4, 4); };
+  for (size_t i = 0; i < g.cs.size(); ++i) {
+    h.done.push_back(Observation::ok(i, run_time(i) * (1 + g.x[i])));
+    h.times.push_back(Observation::ok(i, run_time(i)));
+    factor[i] = 1 + 0.5 * g.y[i];
+    if (run_time(i) * factor[i] < run_time(truth) * factor[truth]) truth = i;
+  }
+  EngineOptions o;
+  const auto ws = prepare_warm_start(g.cs, {h}, o);
+  ASSERT_EQ(ws->size(), 1u);
+  ASSERT_EQ(ws->log_time_mean.size(), 1u);
+  ASSERT_EQ(ws->measured[0].size(), g.cs.size());
+  auto argmin = [](const Eigen::VectorXd &v) {
+    Eigen::Index i;
+    v.minCoeff(&i);
+    return static_cast<size_t>(i);
+  };
+  auto target_score = [&](size_t i) { return run_time(i) * factor[i]; };
+  // The history's own score points elsewhere (its best guess 20% or more above the optimum);
+  // the time base at the optimum or a neighbour within 3%.
+  EXPECT_GT(target_score(argmin(ws->mean[0])), 1.2 * target_score(truth));
+  const auto scored = time_scored(ws, factor);
+  ASSERT_NE(scored, ws);
+  EXPECT_LT(target_score(argmin(scored->mean[0])), 1.03 * target_score(truth));
+  // Standardized over the candidates the history measured, like a score base; the variance too.
+  EXPECT_NEAR(scored->mean[0].mean(), 0.0, 1e-9);
+  EXPECT_NEAR(std::sqrt(scored->mean[0].array().square().mean()), 1.0, 1e-9);
+  EXPECT_TRUE((scored->var[0].array() > 0).all());
+  EXPECT_EQ(scored->names, ws->names);
+  // The option resolves by gamma: the two orders agree at 0 and 1.
+  for (double gamma : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    o.gamma = gamma;
+    EXPECT_EQ(o.effective_history_time_model(), gamma > 0 && gamma < 1) << gamma;
+  }
+  o.history_time_model = TimeModel::yes;
+  EXPECT_TRUE(o.effective_history_time_model());
+  o.history_time_model = TimeModel::no;
+  o.gamma = 0.5;
+  EXPECT_FALSE(o.effective_history_time_model());
+  // Without run times there is no time base, and the warm start is kept as it is.
+  h.times.clear();
+  const auto plain = prepare_warm_start(g.cs, {h}, o);
+  EXPECT_TRUE(plain->log_time_mean.empty());
+  EXPECT_EQ(time_scored(plain, factor), plain);
+  EXPECT_THROW(time_scored(ws, std::vector<double>(3, 1.0)), Error);
+}
+
 TEST(WarmStart, GateDropsABaseThatOrdersNoBetterThanChance) {
   Eigen::VectorXd y(6), good(6), noise(6), var = Eigen::VectorXd::Constant(6, 1e-4);
   y << 0, 1, 2, 3, 4, 5;

@@ -86,6 +86,8 @@ for k in -1 11 x; do
 done
 expect_fail "bad time model" "^autotune replay: --time-model: 'maybe' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
   $r --table "$good" --time-model maybe
+expect_fail "bad history time model" "^autotune replay: --history-time-model: 'often' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
+  $r --table "$good" --history-others --history-time-model often
 expect_fail "unknown kernel" "^autotune replay: --kernel: 'sum' is not a kernel; allowed: ard, additive, ard\+additive$" \
   $r --table "$good" --kernel sum
 expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \
@@ -148,13 +150,14 @@ done
 # The default exploration and linear term (auto) follow --gamma: Thompson sampling on every
 # proposal at 0.5 (also with a history), expected improvement alone at 0.75 and 1 and at 0.25
 # with a history; the linear term at 0.1, 0.5 and 0.75, but not at 0.25 or 1 (at 0.1 with
-# expected improvement alone, also with a history).
+# expected improvement alone, also with a history); the history's time bases at 0.5, not at 1.
 for case in "0.5||--explore thompson --explore-share 1 --linear-trend yes" \
             "0.1||--explore none --linear-trend yes" \
             "0.1|--history-others|--explore none --linear-trend yes" \
             "0.75||--explore none --linear-trend yes" "1||--explore none --linear-trend no" \
             "0.5|--history-others|--explore thompson --explore-share 1 --linear-trend yes" \
-            "0.25|--history-others|--explore none --linear-trend no"; do
+            "0.25|--history-others|--explore none --linear-trend no" \
+            "0.5|--history-others|--history-time-model yes" "1|--history-others|--history-time-model no"; do
   g=${case%%|*} rest=${case#*|}
   hist=${rest%%|*} explicit=${rest#*|}
   # shellcheck disable=SC2086

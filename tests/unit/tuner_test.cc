@@ -517,6 +517,54 @@ TEST_F(HistoryStore, AClassWhoseBestFailsHereHasNoWeight) {
   EXPECT_NEAR(ran.history[0].weight + ran.own_weight.value_or(0), 1.0, 1e-9);
 }
 
+std::shared_ptr<const WarmStart> prepared;  // what recording_warm() last prepared
+std::shared_ptr<const WarmStart> recording_warm(const CandidateSet &cs, const std::vector<HistoryProblem> &h,
+                                                const EngineOptions &o) {
+  prepared = prepare_warm_start(cs, h, o);
+  return prepared;
+}
+
+// The earlier class's run times reach the warm start (its time bases), and once the new class
+// has its references, its search at gamma 0.5 sees them times its score factors
+// (EngineOptions::history_time_model); at gamma 1 the earlier class's scores as they are.
+TEST_F(HistoryStore, TheEarlierClassesRunTimesTimesTheFactorsBetweenTheEnds) {
+  add_class(1001, "old", true);
+  ClassRecord mine = add_class(1001, "new", false);
+  const std::vector<HistoryClass> h = history_classes(*store_, mine);
+  ASSERT_EQ(h.size(), 1u);
+  std::vector<TrialRecord> trials;
+  for (const auto &[config, rate] : std::vector<std::pair<std::string, double>>{{cfg(1, 1), 90}, {cfg(2, 1), 160}}) {
+    TrialRecord t;
+    t.id = t.seq = static_cast<int>(trials.size()) + 1;
+    t.class_id = mine.id;
+    t.config = config;
+    t.created = t.seq;
+    t.ended = t.seq + 0.5;
+    t.status = TrialStatus::done;
+    Measurement m;
+    m.samples_per_s = rate;
+    t.measurement = m;
+    trials.push_back(t);
+  }
+  mine.settings.gamma = 0.5;
+  decide(mine, trials, conf_, recording_propose, &h, recording_warm);
+  ASSERT_TRUE(prepared && prepared->size() == 1);
+  ASSERT_EQ(prepared->log_time_mean.size(), 1u);
+  ASSERT_TRUE(seen_options.score_factor && seen_options.history);
+  EXPECT_NE(seen_options.history, prepared);
+  const auto expect = time_scored(prepared, *seen_options.score_factor);
+  ASSERT_EQ(seen_options.history->mean[0].size(), expect->mean[0].size());
+  EXPECT_LT((seen_options.history->mean[0] - expect->mean[0]).cwiseAbs().maxCoeff(), 1e-12);
+  mine.settings.gamma = 1;
+  decide(mine, trials, conf_, recording_propose, &h, recording_warm);
+  EXPECT_EQ(seen_options.history, prepared);
+  // Before the class has a success there are no factors, and the scores are used.
+  mine.settings.gamma = 0.5;
+  decide(mine, {}, conf_, recording_propose, &h, recording_warm);
+  EXPECT_FALSE(seen_options.score_factor);
+  EXPECT_EQ(seen_options.history, prepared);
+}
+
 // Two earlier classes that order the same configurations oppositely do not predict each other:
 // they are set aside, named with their coherence, and the new class searches cold.
 TEST_F(HistoryStore, ClassesThatDisagreeAreSetAside) {

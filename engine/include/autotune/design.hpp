@@ -157,6 +157,8 @@ struct EngineOptions {
   Explore effective_explore(double *share, bool categorical = false) const;
   // Whether the models have the linear term: linear_trend resolved by gamma.
   bool effective_linear_trend() const;
+  // Whether the warm start uses its time bases (history_time_model resolved by gamma).
+  bool effective_history_time_model() const;
   // history_picks and history_confirm (< 0: off) resolved by gamma.
   std::size_t effective_history_picks() const;
   double effective_history_confirm() const;
@@ -246,6 +248,14 @@ struct EngineOptions {
   using TimeModel = autotune::TimeModel;  // gp_options.hpp
   TimeModel time_model = TimeModel::automatic;
   std::shared_ptr<const std::vector<double>> score_factor;
+  // The warm start's time bases (history.hpp, time_scored()): once the problem's score factors
+  // are known (its first success), each history problem's model of its run times times the
+  // problem's factor predicts the problem's score, rather than the history problem's own score,
+  // whose mix of time and cost is set by that problem's own references.  automatic: for
+  // 0 < gamma < 1 (at 0 and 1 the two orders agree); yes, no.  The callers (replay, the tuner)
+  // apply it: effective_history_time_model().  Chosen by bench/engine-cv and replay
+  // (bench/README.md, "The warm start's time bases").
+  TimeModel history_time_model = TimeModel::automatic;
   // Once the problem has its own model, its weight is at least n / (n + history_own_floor), n
   // its successful trials (the bases' weights scaled down to make room): however well a history
   // orders the trials, the problem's own measurements take over as they accumulate.  0: off

@@ -83,6 +83,9 @@ namespace autotune {
 struct HistoryProblem {
   std::string name;
   std::vector<Observation> done;  // indices into the target's candidate set
+  // The run times of `done`'s successful trials (Observation::ok(index, seconds)), for the time
+  // bases (WarmStart::log_time_mean); empty: not known.
+  std::vector<Observation> times;
 };
 
 struct WarmStart {
@@ -90,6 +93,12 @@ struct WarmStart {
   // Per base model: the predictive mean and variance of the standardized log score at every
   // candidate of the target (candidates.size()).
   std::vector<Eigen::VectorXd> mean, var;
+  // Per base model, when every history problem gave its run times (HistoryProblem::time): a
+  // model of its log run times, its predictive mean and variance at every candidate (in log
+  // seconds, not standardized), and the candidates it measured successfully.  With the target's
+  // score factors, time_scored() makes the bases' means from them.
+  std::vector<Eigen::VectorXd> log_time_mean, log_time_var;
+  std::vector<std::vector<std::size_t>> measured;
   // At every candidate, the share of the base models' problems that measured it and failed there
   // (-1: none measured it); and how well that share predicts each history problem's own failures
   // from the others' (leave-one-out): of the pairs (a failed candidate, a successful one) of
@@ -125,6 +134,13 @@ std::vector<Observation> map_history(const CandidateSet &from, const std::vector
 std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &candidates,
                                                     const std::vector<HistoryProblem> &history,
                                                     const EngineOptions &options);
+
+// The warm start whose base models predict the target's score as the base's run time times the
+// target's score factor f (EngineOptions::score_factor: a score is T x f): each base's mean of
+// log T + log f, standardized over the candidates it measured, and its variance of log T scaled
+// alike.  `ws` itself when it has no time bases.  Cost: bases x candidates.
+std::shared_ptr<const WarmStart> time_scored(const std::shared_ptr<const WarmStart> &ws,
+                                             const std::vector<double> &factor);
 
 // Of the pairs (a in `failed`, b in `succeeded`), how many have a > b (ties count half); adds them
 // to *right and the pairs to *pairs.  O((|failed| + |succeeded|) log |succeeded|).
