@@ -94,7 +94,7 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     ws->mean.push_back(std::move(m));
     ws->var.push_back(v.cwiseMax(0.0) + Eigen::VectorXd::Constant(v.size(), gp.noise_var()));
     // The time base: the same fit on the log run times (the last of each candidate), where
-    // they are given for every successful candidate.
+    // they are given for every successful candidate and the search will use them.
     std::map<std::size_t, double> last_time;
     for (const auto &ob : h.times) {
       if (ob.failed) continue;
@@ -102,7 +102,7 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
         throw_invalid("history '" + h.name + "': a run time must be a positive number of a candidate");
       last_time[ob.index] = ob.score;
     }
-    bool all_timed = !last_time.empty();
+    bool all_timed = !last_time.empty() && o.effective_history_time_model();
     for (const auto &[i, s] : last) all_timed = all_timed && last_time.count(i);
     if (all_timed) {
       Eigen::MatrixXd Xt(static_cast<Eigen::Index>(last_time.size()), Xall.cols());

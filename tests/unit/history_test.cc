@@ -276,6 +276,7 @@ TEST(WarmStart, TimeBasesPredictTheTargetsScoreFromTheHistorysRunTimes) {
     if (run_time(i) * factor[i] < run_time(truth) * factor[truth]) truth = i;
   }
   EngineOptions o;
+  o.gamma = 0.5;
   const auto ws = prepare_warm_start(g.cs, {h}, o);
   ASSERT_EQ(ws->size(), 1u);
   ASSERT_EQ(ws->log_time_mean.size(), 1u);
@@ -287,11 +288,11 @@ TEST(WarmStart, TimeBasesPredictTheTargetsScoreFromTheHistorysRunTimes) {
   };
   auto target_score = [&](size_t i) { return run_time(i) * factor[i]; };
   // The history's own score points elsewhere (its best guess 20% or more above the optimum);
-  // the time base at the optimum or a neighbour within 3%.
+  // the time base at the optimum or a neighbour within 5%.
   EXPECT_GT(target_score(argmin(ws->mean[0])), 1.2 * target_score(truth));
   const auto scored = time_scored(ws, factor);
   ASSERT_NE(scored, ws);
-  EXPECT_LT(target_score(argmin(scored->mean[0])), 1.03 * target_score(truth));
+  EXPECT_LT(target_score(argmin(scored->mean[0])), 1.05 * target_score(truth));
   // Standardized over the candidates the history measured, like a score base; the variance too.
   EXPECT_NEAR(scored->mean[0].mean(), 0.0, 1e-9);
   EXPECT_NEAR(std::sqrt(scored->mean[0].array().square().mean()), 1.0, 1e-9);
@@ -307,6 +308,8 @@ TEST(WarmStart, TimeBasesPredictTheTargetsScoreFromTheHistorysRunTimes) {
   o.history_time_model = TimeModel::no;
   o.gamma = 0.5;
   EXPECT_FALSE(o.effective_history_time_model());
+  EXPECT_TRUE(prepare_warm_start(g.cs, {h}, o)->log_time_mean.empty());  // nor is it fitted
+  o.history_time_model = TimeModel::automatic;
   // Without run times there is no time base, and the warm start is kept as it is.
   h.times.clear();
   const auto plain = prepare_warm_start(g.cs, {h}, o);

@@ -93,10 +93,11 @@ struct WarmStart {
   // Per base model: the predictive mean and variance of the standardized log score at every
   // candidate of the target (candidates.size()).
   std::vector<Eigen::VectorXd> mean, var;
-  // Per base model, when every history problem gave its run times (HistoryProblem::time): a
-  // model of its log run times, its predictive mean and variance at every candidate (in log
-  // seconds, not standardized), and the candidates it measured successfully.  With the target's
-  // score factors, time_scored() makes the bases' means from them.
+  // Per base model, when every history problem gave its run times (HistoryProblem::times) and
+  // options.effective_history_time_model() (design.hpp): a model of its log run times, its
+  // predictive mean and variance at every candidate (in log seconds, not standardized), and the
+  // candidates it measured successfully.  With the target's score factors, time_scored() makes
+  // the bases' means from them.
   std::vector<Eigen::VectorXd> log_time_mean, log_time_var;
   std::vector<std::vector<std::size_t>> measured;
   // At every candidate, the share of the base models' problems that measured it and failed there
