@@ -62,6 +62,9 @@ EngineOptions ClassExtra::engine_options(double gamma) const {
   o.gp.kernel = kernel;
   o.explore = explore;
   o.time_model = time_model;
+  // TimeModel=no turns off the warm start's time bases too (at gamma 0 and 1 they order as the
+  // scores do, so yes is the automatic choice).
+  o.history_time_model = time_model == TimeModel::no ? TimeModel::no : TimeModel::automatic;
   o.gamma = gamma;
   return o;
 }

@@ -247,6 +247,7 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   EXPECT_EQ(seen_options.linear_trend, Trend::yes);
   EXPECT_EQ(seen_options.gp.kernel, GpKernel::additive);
   EXPECT_EQ(seen_options.time_model, TimeModel::no);
+  EXPECT_EQ(seen_options.history_time_model, TimeModel::no);
   EXPECT_EQ(seen_options.explore, Explore::automatic);
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0.5);
   double share = 0;
@@ -259,6 +260,7 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   EXPECT_TRUE(seen_options.effective_linear_trend());
   EXPECT_EQ(seen_options.gp.kernel, GpKernel::ard);
   EXPECT_EQ(seen_options.time_model, TimeModel::automatic);
+  EXPECT_EQ(seen_options.history_time_model, TimeModel::automatic);
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0);
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::none);
   // The defaults at gamma 0.5: Thompson sampling and the linear term.
