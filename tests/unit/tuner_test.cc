@@ -414,6 +414,28 @@ class HistoryStore : public ::testing::Test {
     }
     return *store_->find_class_by_id(c.id);
   }
+  // Finished trials of class `class_id`, in order: each configuration with its samples/s (0: it
+  // failed).
+  static std::vector<TrialRecord> finished(std::int64_t class_id,
+                                           const std::vector<std::pair<std::string, double>> &measured) {
+    std::vector<TrialRecord> trials;
+    for (const auto &[config, rate] : measured) {
+      TrialRecord t;
+      t.id = t.seq = static_cast<int>(trials.size()) + 1;
+      t.class_id = class_id;
+      t.config = config;
+      t.created = t.seq;
+      t.ended = t.seq + 0.5;
+      t.status = rate > 0 ? TrialStatus::done : TrialStatus::failed;
+      if (rate > 0) {
+        Measurement m;
+        m.samples_per_s = rate;
+        t.measurement = m;
+      }
+      trials.push_back(t);
+    }
+    return trials;
+  }
   static std::vector<std::string> names(const std::vector<HistoryClass> &h) {
     std::vector<std::string> out;
     for (const auto &c : h) out.push_back(std::to_string(c.cls.owner) + "/" + c.cls.name);
@@ -482,24 +504,8 @@ TEST_F(HistoryStore, AClassWhoseBestFailsHereHasNoWeight) {
   const std::vector<HistoryClass> h = history_classes(*store_, mine);
   ASSERT_EQ(h.size(), 1u);
   auto decide_with = [&](double rate_2_2) {
-    std::vector<TrialRecord> trials;
-    const std::vector<std::pair<std::string, double>> measured = {
-        {cfg(2, 2), rate_2_2}, {cfg(1, 1), 100}, {cfg(1, 2), 200}, {cfg(2, 1), 150}};
-    for (const auto &[config, rate] : measured) {
-      TrialRecord t;
-      t.id = t.seq = static_cast<int>(trials.size()) + 1;
-      t.class_id = mine.id;
-      t.config = config;
-      t.created = t.seq;
-      t.ended = t.seq + 0.5;
-      t.status = rate > 0 ? TrialStatus::done : TrialStatus::failed;
-      if (rate > 0) {
-        Measurement m;
-        m.samples_per_s = rate;
-        t.measurement = m;
-      }
-      trials.push_back(t);
-    }
+    const std::vector<TrialRecord> trials =
+        finished(mine.id, {{cfg(2, 2), rate_2_2}, {cfg(1, 1), 100}, {cfg(1, 2), 200}, {cfg(2, 1), 150}});
     const Decision d = decide(mine, trials, conf_, propose, &h, prepare_warm_start);
     EXPECT_TRUE(d.extra);
     ClassRecord after = mine;
@@ -534,20 +540,7 @@ TEST_F(HistoryStore, TheEarlierClassesRunTimesTimesTheFactorsBetweenTheEnds) {
   ClassRecord mine = add_class(1001, "new", false);
   const std::vector<HistoryClass> h = history_classes(*store_, mine);
   ASSERT_EQ(h.size(), 1u);
-  std::vector<TrialRecord> trials;
-  for (const auto &[config, rate] : std::vector<std::pair<std::string, double>>{{cfg(1, 1), 90}, {cfg(2, 1), 160}}) {
-    TrialRecord t;
-    t.id = t.seq = static_cast<int>(trials.size()) + 1;
-    t.class_id = mine.id;
-    t.config = config;
-    t.created = t.seq;
-    t.ended = t.seq + 0.5;
-    t.status = TrialStatus::done;
-    Measurement m;
-    m.samples_per_s = rate;
-    t.measurement = m;
-    trials.push_back(t);
-  }
+  const std::vector<TrialRecord> trials = finished(mine.id, {{cfg(1, 1), 90}, {cfg(2, 1), 160}});
   mine.settings.gamma = 0.5;
   decide(mine, trials, conf_, recording_propose, &h, recording_warm);
   ASSERT_TRUE(prepared && prepared->size() == 1);
