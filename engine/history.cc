@@ -23,6 +23,44 @@ constexpr double kFailureTrustMax = 0.95, kFailureShareWeight = 0.9;
 // candidates), so that its O(n^2) pairs stay bounded.
 constexpr std::size_t kCoherencePoints = 400;
 
+// The mean and standard deviation of v (1 where it is 0: a constant standardizes to 0).
+struct Moments {
+  double mean = 0, sd = 1;
+};
+Moments moments_of(const Eigen::VectorXd &v) {
+  Moments m;
+  m.mean = v.mean();
+  m.sd = std::sqrt((v.array() - m.mean).square().mean());
+  if (!(m.sd > 1e-12)) m.sd = 1.0;
+  return m;
+}
+
+// A base model of one history problem: a GP on the standardized logs of `values` (candidate ->
+// score or run time), predicted at every candidate of `cs`: its mean and variance (noise
+// included) in standardized units, and the moments that undo the standardization.
+struct BaseFit {
+  Eigen::VectorXd mean, var;
+  Moments moments;
+};
+BaseFit fit_base(const CandidateSet &cs, const std::map<std::size_t, double> &values, const GpFitOptions &gpo) {
+  const Eigen::MatrixXd &Xall = cs.encoded();
+  Eigen::MatrixXd X(static_cast<Eigen::Index>(values.size()), Xall.cols());
+  Eigen::VectorXd y(X.rows());
+  Eigen::Index r = 0;
+  for (const auto &[i, s] : values) {
+    X.row(r) = Xall.row(static_cast<Eigen::Index>(i));
+    y[r++] = std::log(s);
+  }
+  BaseFit b;
+  b.moments = moments_of(y);
+  const GaussianProcess gp =
+      GaussianProcess::fit(X, (y.array() - b.moments.mean) / b.moments.sd, cs.groups(), gpo);
+  Eigen::VectorXd v;
+  gp.predict(Xall, &b.mean, &v);
+  b.var = v.cwiseMax(0.0) + Eigen::VectorXd::Constant(v.size(), gp.noise_var());
+  return b;
+}
+
 }  // namespace
 
 std::vector<Observation> map_history(const CandidateSet &from, const std::vector<Observation> &done,
@@ -48,7 +86,6 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
                                                     const EngineOptions &o) {
   auto ws = std::make_shared<WarmStart>();
   ws->candidates = cs.size();
-  const Eigen::MatrixXd &Xall = cs.encoded();
   Rng seeds(o.seed, kStreamHistory);
   // Per base model: 1 where its problem's last trial of a candidate failed, 0 where it
   // succeeded, -1 where it was not measured.
@@ -72,56 +109,36 @@ std::shared_ptr<const WarmStart> prepare_warm_start(const CandidateSet &cs,
     }
     const std::uint64_t seed = seeds.next();
     if (last.size() < 2) continue;
-    const Eigen::Index nd = static_cast<Eigen::Index>(last.size());
-    Eigen::MatrixXd X(nd, Xall.cols());
-    Eigen::VectorXd y(nd);
-    Eigen::Index r = 0;
-    for (const auto &[i, s] : last) {
-      X.row(r) = Xall.row(static_cast<Eigen::Index>(i));
-      y[r++] = std::log(s);
-    }
-    const double mean = y.mean();
-    double sd = std::sqrt((y.array() - mean).square().mean());
-    if (!(sd > 1e-12)) sd = 1.0;
     GpFitOptions gpo = o.gp;
     gpo.seed = seed;
     if (o.input_warping) gpo.warp_columns = cs.numeric_columns();
     gpo.linear = o.effective_linear_trend();
-    const GaussianProcess gp = GaussianProcess::fit(X, (y.array() - mean) / sd, cs.groups(), gpo);
-    Eigen::VectorXd m, v;
-    gp.predict(Xall, &m, &v);
+    BaseFit base = fit_base(cs, last, gpo);
     ws->names.push_back(h.name);
-    ws->mean.push_back(std::move(m));
-    ws->var.push_back(v.cwiseMax(0.0) + Eigen::VectorXd::Constant(v.size(), gp.noise_var()));
+    ws->mean.push_back(std::move(base.mean));
+    ws->var.push_back(std::move(base.var));
     // The time base: the same fit on the log run times (the last of each candidate), where
     // they are given for every successful candidate and the search will use them.
     std::map<std::size_t, double> last_time;
     for (const auto &ob : h.times) {
       if (ob.failed) continue;
-      if (ob.index >= cs.size() || !(ob.score > 0 && std::isfinite(ob.score)))
-        throw_invalid("history '" + h.name + "': a run time must be a positive number of a candidate");
+      if (ob.index >= cs.size())
+        throw_invalid("history '" + h.name + "': run time of candidate " + std::to_string(ob.index) +
+                      ": only " + std::to_string(cs.size()) + " candidates");
+      if (!(ob.score > 0 && std::isfinite(ob.score)))
+        throw_invalid("history '" + h.name + "': run time '" + format_double(ob.score) +
+                      "' must be a positive number");
       last_time[ob.index] = ob.score;
     }
     bool all_timed = !last_time.empty() && o.effective_history_time_model();
     for (const auto &[i, s] : last) all_timed = all_timed && last_time.count(i);
     if (all_timed) {
-      Eigen::MatrixXd Xt(static_cast<Eigen::Index>(last_time.size()), Xall.cols());
-      Eigen::VectorXd t(Xt.rows());
+      const BaseFit t = fit_base(cs, last_time, gpo);
+      const double sd = t.moments.sd;
+      ws->log_time_mean.push_back((t.mean.array() * sd + t.moments.mean).matrix());
+      ws->log_time_var.push_back(t.var * (sd * sd));
       std::vector<std::size_t> idx;
-      r = 0;
-      for (const auto &[i, s] : last_time) {
-        Xt.row(r) = Xall.row(static_cast<Eigen::Index>(i));
-        t[r++] = std::log(s);
-        idx.push_back(i);
-      }
-      const double tm = t.mean();
-      double ts = std::sqrt((t.array() - tm).square().mean());
-      if (!(ts > 1e-12)) ts = 1.0;
-      const GaussianProcess tg = GaussianProcess::fit(Xt, (t.array() - tm) / ts, cs.groups(), gpo);
-      Eigen::VectorXd tmu, tv;
-      tg.predict(Xall, &tmu, &tv);
-      ws->log_time_mean.push_back((tmu.array() * ts + tm).matrix());
-      ws->log_time_var.push_back(((tv.cwiseMax(0.0).array() + tg.noise_var()) * ts * ts).matrix());
+      for (const auto &entry : last_time) idx.push_back(entry.first);
       ws->measured.push_back(std::move(idx));
     }
     outcomes.push_back(std::move(failed));
@@ -195,15 +212,9 @@ std::shared_ptr<const WarmStart> time_scored(const std::shared_ptr<const WarmSta
   for (Eigen::Index i = 0; i < n; ++i) lf[i] = std::log(factor[static_cast<std::size_t>(i)]);
   for (std::size_t b = 0; b < ws->size(); ++b) {
     const Eigen::VectorXd z = ws->log_time_mean[b] + lf;
-    double m = 0, m2 = 0;
-    for (auto i : ws->measured[b]) m += z[static_cast<Eigen::Index>(i)];
-    const double k = static_cast<double>(ws->measured[b].size());
-    m /= k;
-    for (auto i : ws->measured[b]) m2 += (z[static_cast<Eigen::Index>(i)] - m) * (z[static_cast<Eigen::Index>(i)] - m);
-    double sd = std::sqrt(m2 / k);
-    if (!(sd > 1e-12)) sd = 1.0;
-    out->mean[b] = (z.array() - m) / sd;
-    out->var[b] = ws->log_time_var[b] / (sd * sd);
+    const Moments m = moments_of(z(ws->measured[b]));
+    out->mean[b] = (z.array() - m.mean) / m.sd;
+    out->var[b] = ws->log_time_var[b] / (m.sd * m.sd);
   }
   return out;
 }

@@ -301,10 +301,11 @@ ReplayRun replay_once(const ReplayProblem &pr, double gamma, const EngineOptions
       } else {
         if (!ref.valid()) {
           ref = make_reference(pr.time[i], pr.cost[i]);
-          if (o.time_model != EngineOptions::TimeModel::no && !pr.rate.empty())
-            o.score_factor = std::make_shared<const std::vector<double>>(score_factors(pr, ref, gamma));
-          if (o.history && o.effective_history_time_model() && !pr.rate.empty())
-            o.history = time_scored(o.history, score_factors(pr, ref, gamma));
+          if (!pr.rate.empty()) {
+            auto factor = std::make_shared<const std::vector<double>>(score_factors(pr, ref, gamma));
+            if (o.history && o.effective_history_time_model()) o.history = time_scored(o.history, *factor);
+            if (o.time_model != EngineOptions::TimeModel::no) o.score_factor = std::move(factor);
+          }
           for (std::size_t j = 0; j < pr.ok.size(); ++j)
             if (pr.ok[j]) optimum = std::min(optimum, score(pr.time[j], pr.cost[j], ref, gamma));
         }
