@@ -148,24 +148,13 @@ run_asan() {
   # The MPI tests run beside the unit tests: their programs are built and libssp installed, and
   # about half of their time is spent waiting (ranks starting, timeouts, srun), which the unit
   # tests' compile fills.  Their reports go to a directory of their own.
-  # AUTOTUNE_SANITIZE_MPI=after runs them once the unit tests are done instead, for a machine
-  # already busy (CI): there their ranks, more than the cores and waiting by spinning, slowed
-  # the unit tests' compile and themselves (ssp_tier.test 286-302 s beside the unit tests and
-  # CI's other work, 39 s alone).
-  local mpi_reports=$reports/mpi-run mpi_pid= mpi_when=${AUTOTUNE_SANITIZE_MPI:-beside}
-  case "$mpi_when" in
-    beside|after) ;;
-    *) failed=$((failed + 1)); say "AUTOTUNE_SANITIZE_MPI='$mpi_when' is not allowed (allowed: beside, after)"; return ;;
-  esac
+  say "MPI tests with the sanitized programs (tests/sanitize/run-mpi $b), beside the unit tests"
+  local mpi_reports=$reports/mpi-run mpi_pid
   mkdir -p "$mpi_reports"
   out=$b/mpi.out
-  start_mpi() {
-    say "MPI tests with the sanitized programs (tests/sanitize/run-mpi $b), $1"
-    ( asan_options "$mpi_reports"
-      timed "asan MPI tests" "$top/tests/sanitize/run-mpi" "$b" >"$out" 2>"$b/mpi.err" ) &
-    mpi_pid=$!
-  }
-  [ "$mpi_when" = beside ] && start_mpi "beside the unit tests"
+  ( asan_options "$mpi_reports"
+    timed "asan MPI tests" "$top/tests/sanitize/run-mpi" "$b" >"$out" 2>"$b/mpi.err" ) &
+  mpi_pid=$!
 
   # AUTOTUNE_SANITIZE_FUZZ=SECONDS: scripts/fuzz SECONDS as well, beside the unit tests (its
   # targets were built above; libFuzzer's runs are bounded in time).
@@ -195,7 +184,6 @@ run_asan() {
     failed=$((failed + 1)); say "no unit tests found in $b/Makefile (TESTS)"
   fi
   reports "make-check"
-  [ "$mpi_when" = after ] && start_mpi "after the unit tests"
 
   if [ -n "$fuzz_pid" ]; then
     wait "$fuzz_pid" || { failed=$((failed + 1)); say "fuzzing: findings or a failure (below)"; }
