@@ -21,7 +21,8 @@ ASAN_LDFLAGS="-fsanitize=address,undefined"
 # libFuzzer's coverage counters there serve no fuzzer.
 ASAN_TEST_FLAGS="-fsanitize=address -fno-omit-frame-pointer -g1 -O1"
 # The code no fuzz target links or calls (the command-line programs, the policies, the plugins,
-# the reporting library, libssp's MPI side, the examples, the engine's model and search): ASan and
+# the reporting library, libssp's MPI side, the examples, the engine's model, replay and workflow
+# search; libautotune_search, which fuzz_options and fuzz_workflow call, keeps them): ASan and
 # UBSan without libFuzzer's coverage counters, which there serve no fuzzer and cost compile time
 # (tools/cmd_ingest.cc at -O0: 9.1 s against 5.7 s; engine/gp.cc at -O1: 44 s against 34 s).
 ASAN_NOFUZZ_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g1 -O1"
