@@ -29,6 +29,13 @@ ASAN_NOFUZZ_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined 
 TSAN_CC="gcc g++"
 TSAN_FLAGS="-fsanitize=thread -g1 -O1"
 TSAN_LDFLAGS="-fsanitize=thread"
+# The make -j of the sanitized builds and of their make check (AUTOTUNE_SANITIZE_JOBS; scripts/test's
+# header).  CI runs them at nice 10 beside its integration tests, which mostly wait on Slurm, and
+# there two jobs left a core idle much of the time.
+sanitize_jobs=${AUTOTUNE_SANITIZE_JOBS:-$(nproc)}
+[[ "$sanitize_jobs" =~ ^[1-9][0-9]{0,2}$ ]] ||
+  die "AUTOTUNE_SANITIZE_JOBS='$sanitize_jobs' is not allowed (allowed: a number of make jobs, 1-999)"
+unit_jobs=$sanitize_jobs
 
 # sanitized_configure DIR "CC CXX" FLAGS LDFLAGS [ARG...]: configure DIR once, with FLAGS as CFLAGS
 # and CXXFLAGS and the configure ARGs.  No --enable-werror: sanitizer instrumentation at -O1 brings
@@ -59,7 +66,7 @@ asan_configure() {
 # sanitized_build DIR [TARGET...]: build TARGETs (default all) in the configured DIR.
 sanitized_build() {
   local dir=$1; shift
-  step make -C "$dir" -j"$(nproc)" "$@" >"$dir/make.out" 2>&1 || { tail -n 40 "$dir/make.out" >&2; return 1; }
+  step make -C "$dir" -j"$sanitize_jobs" "$@" >"$dir/make.out" 2>&1 || { tail -n 40 "$dir/make.out" >&2; return 1; }
 }
 
 # reports PHASE [DIR]: every sanitizer report written into DIR (default $reports; one file per
@@ -176,7 +183,10 @@ run_asan() {
   tests=$(make_var "$b" TESTS)
   tests=$(printf '%s\n' $tests | grep -vE "$unsanitized_tests" | tr '\n' ' ')
   if [ -n "${tests// /}" ]; then
-    unit_make_vars+=("TESTS=$tests")
+    # ... nor the programs only those tests run ($unsanitized_programs).
+    local programs
+    programs=$(printf '%s\n' $(make_var "$b" check_PROGRAMS) | grep -vxF "$(printf '%s\n' $unsanitized_programs)" | tr '\n' ' ')
+    unit_make_vars+=("TESTS=$tests" "check_PROGRAMS=$programs")
     # engine_test's four statistical warm-start tests replay hundreds of searches each: 28 of its
     # 40 CPU seconds under ASan, in the propose() paths its other tests run once; less than the
     # main build's compile of engine_test (about 75 s), which CI no longer does.
@@ -212,7 +222,10 @@ run_tsan() {
   local progs="tests/unit/ssp_test tests/unit/select_thread_test"
   # shellcheck disable=SC2086
   sanitized_configure "$b" "$TSAN_CC" "$TSAN_FLAGS" "$TSAN_LDFLAGS" || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
-  timed "tsan build" sanitized_build "$b" $(objects_at_O0 "$b" "$TSAN_FLAGS" 'tests/unit/%.o') $progs || { failed=$((failed + 1)); say "sanitized build failed"; return; }
+  # At -O0 but for libssp (ssp_test spends its 40 s there): the tests' own objects and the
+  # libraries select_thread_test links (its threads share the select API's cache and the store;
+  # ThreadSanitizer instruments every access at any level), where -O1 only costs compile time.
+  timed "tsan build" sanitized_build "$b" $(objects_at_O0 "$b" "$TSAN_FLAGS" 'tests/unit/%.o common/%.lo conf/%.lo store/%.lo capi/%.lo engine/%.lo tier/%.lo') $progs || { failed=$((failed + 1)); say "sanitized build failed"; return; }
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$top/tests/sanitize/tsan.supp:log_path=$reports/tsan"
   for t in tests/unit/ssp_test tests/unit/select_thread_test; do
     local log=$b/${t##*/}.out t0=$SECONDS rc
