@@ -36,6 +36,16 @@ sanitize_jobs=${AUTOTUNE_SANITIZE_JOBS:-$(nproc)}
 [[ "$sanitize_jobs" =~ ^[1-9][0-9]{0,2}$ ]] ||
   die "AUTOTUNE_SANITIZE_JOBS='$sanitize_jobs' is not allowed (allowed: a number of make jobs, 1-999)"
 unit_jobs=$sanitize_jobs
+# AUTOTUNE_SANITIZE_NICE=N (0-19, default 0): once configured, a sanitizer run lowers its own
+# priority to nice N (renice), for its build, its tests and its fuzzing.  Its configure, one
+# process, runs first at the caller's priority: at nice 19 beside CI's main build it took 520 s.
+sanitize_nice=${AUTOTUNE_SANITIZE_NICE:-0}
+[[ "$sanitize_nice" =~ ^([0-9]|1[0-9])$ ]] ||
+  die "AUTOTUNE_SANITIZE_NICE='$sanitize_nice' is not allowed (allowed: a nice value, 0-19)"
+# lower_priority: this run (and what it starts from now on) at nice $sanitize_nice.
+lower_priority() {
+  [ "$sanitize_nice" = 0 ] || renice -n "$sanitize_nice" -p "$BASHPID" >/dev/null
+}
 
 # sanitized_configure DIR "CC CXX" FLAGS LDFLAGS [ARG...]: configure DIR once, with FLAGS as CFLAGS
 # and CXXFLAGS and the configure ARGs.  No --enable-werror: sanitizer instrumentation at -O1 brings
@@ -108,6 +118,7 @@ run_asan() {
   # under ASan costs CI time.
   local progs="examples/logreg examples/logreg_allreduce examples/mf tests/mpi/ssp_check tests/mpi/allreduce_hosts tests/unit/store_fill"
   asan_configure || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
+  lower_priority
   # ... and of the libraries not installed, all but the MLP examples' (examples/libmlp.la).
   local libs
   # shellcheck disable=SC2046
@@ -135,8 +146,14 @@ run_asan() {
   # its own (all-am, after the config header), and the targets named beside it were built by the
   # first make at the same time, the libraries they share twice at once (a race that failed the
   # build: "mv: cannot stat 'engine/.deps/...Tpo'").
+  # The unit tests' programs too, but those only the main build's tests run ($unsanitized_programs):
+  # built with the rest, so that no core waits for the build's last link before make check
+  # compiles them.
+  local check_programs
+  check_programs=$(printf '%s\n' $(make_var "$b" check_PROGRAMS) | grep -vxF "$(printf '%s\n' $unsanitized_programs)" | tr '\n' ' ')
   local build_vars=("${unit_make_vars[@]}")
-  [ -n "${AUTOTUNE_SANITIZE_FUZZ:-}" ] && build_vars[0]="noinst_PROGRAMS=$progs $(make_var "$b" FUZZ_TARGETS)"
+  build_vars[0]="noinst_PROGRAMS=$progs $check_programs"
+  [ -n "${AUTOTUNE_SANITIZE_FUZZ:-}" ] && build_vars[0]+=" $(make_var "$b" FUZZ_TARGETS)"
   timed "asan build" sanitized_build "$b" all "${build_vars[@]}" || { failed=$((failed + 1)); say "sanitized build failed"; return; }
   # The libssp that tests/mpi/ssp.test builds an application against, installed into this
   # build's own prefix (libssp, its headers and ssp.pc only: no plugin, no program).
@@ -155,7 +172,7 @@ run_asan() {
 
   # The MPI tests run beside the unit tests: their programs are built and libssp installed, and
   # about half of their time is spent waiting (ranks starting, timeouts, srun), which the unit
-  # tests' compile fills.  Their reports go to a directory of their own.
+  # tests fill.  Their reports go to a directory of their own.
   say "MPI tests with the sanitized programs (tests/sanitize/run-mpi $b), beside the unit tests"
   local mpi_reports=$reports/mpi-run mpi_pid
   mkdir -p "$mpi_reports"
@@ -183,10 +200,8 @@ run_asan() {
   tests=$(make_var "$b" TESTS)
   tests=$(printf '%s\n' $tests | grep -vE "$unsanitized_tests" | tr '\n' ' ')
   if [ -n "${tests// /}" ]; then
-    # ... nor the programs only those tests run ($unsanitized_programs).
-    local programs
-    programs=$(printf '%s\n' $(make_var "$b" check_PROGRAMS) | grep -vxF "$(printf '%s\n' $unsanitized_programs)" | tr '\n' ' ')
-    unit_make_vars+=("TESTS=$tests" "check_PROGRAMS=$programs")
+    # ... nor the programs only those tests run (built above, with the rest).
+    unit_make_vars+=("TESTS=$tests" "check_PROGRAMS=$check_programs")
     # engine_test's four statistical warm-start tests replay hundreds of searches each: 28 of its
     # 40 CPU seconds under ASan, in the propose() paths its other tests run once; less than the
     # main build's compile of engine_test (about 75 s), which CI no longer does.
@@ -222,6 +237,7 @@ run_tsan() {
   local progs="tests/unit/ssp_test tests/unit/select_thread_test"
   # shellcheck disable=SC2086
   sanitized_configure "$b" "$TSAN_CC" "$TSAN_FLAGS" "$TSAN_LDFLAGS" || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
+  lower_priority
   # At -O0 but for libssp (ssp_test spends its 40 s there): the tests' own objects and the
   # libraries select_thread_test links (its threads share the select API's cache and the store;
   # ThreadSanitizer instruments every access at any level), where -O1 only costs compile time.
