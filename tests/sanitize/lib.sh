@@ -113,10 +113,14 @@ run_asan() {
   reports=$b/sanitizer-reports
   rm -rf "$reports"; mkdir -p "$reports"
   say "AddressSanitizer + UBSan build in $b ($ASAN_CC: $ASAN_FLAGS)"
-  # Of the programs not installed, only those the MPI tests run are built (and, by make check,
-  # the unit tests): the benchmarks and the MLP examples never run sanitized, and compiling them
-  # under ASan costs CI time.
-  local progs="examples/logreg examples/logreg_allreduce examples/mf tests/mpi/ssp_check tests/mpi/allreduce_hosts tests/unit/store_fill"
+  # Of the programs not installed, only those the MPI tests run are built (and the unit tests):
+  # the benchmarks, the MLP examples, logreg_allreduce (tests/mpi/ssp_examples.test's, left to
+  # the plain run) and store_fill (the integration tests') never run sanitized, and compiling
+  # them under ASan costs CI time.  Of those installed, the programs the unit tests run, but not
+  # autotune-run (run_step_test compiles its code into the test) nor the Slurm plugins, which
+  # run in slurmctld and slurmd, never here.
+  local progs="examples/logreg examples/mf tests/mpi/ssp_check tests/mpi/allreduce_hosts"
+  local installed=("bin_PROGRAMS=tools/autotune tools/autotune-bb report/autotune-report" "slurmplugin_LTLIBRARIES=")
   asan_configure || { failed=$((failed + 1)); say "sanitized configure failed"; return; }
   lower_priority
   # ... and of the libraries not installed, all but the MLP examples' (examples/libmlp.la).
@@ -137,7 +141,7 @@ run_asan() {
   for e in acquisition gp history optimizer vector_math; do o1_nofuzz+=" engine/libautotune_engine_la-$e.lo"; done
   for e in config engine_conf objective space stopping strategy workflow; do o0_libs+=" engine/libautotune_search_la-$e.lo"; done
   # shellcheck disable=SC2207
-  unit_make_vars=("noinst_PROGRAMS=$progs" "noinst_LTLIBRARIES=$libs"
+  unit_make_vars=("noinst_PROGRAMS=$progs" "noinst_LTLIBRARIES=$libs" "${installed[@]}"
                   $(objects_with "$b" "$(at_O0 "$ASAN_TEST_FLAGS")" 'tests/unit/%.o' "$(at_O0 "$ASAN_FLAGS")" "$o0_libs" \
                       "$(at_O0 "$ASAN_NOFUZZ_FLAGS")" "$o0_nofuzz" "$ASAN_NOFUZZ_FLAGS" "$o1_nofuzz"))
   # With AUTOTUNE_SANITIZE_FUZZ (below) the fuzz targets are built here too, so that scripts/fuzz,
