@@ -30,8 +30,8 @@ TSAN_CC="gcc g++"
 TSAN_FLAGS="-fsanitize=thread -g1 -O1"
 TSAN_LDFLAGS="-fsanitize=thread"
 # The make -j of the sanitized builds and of their make check (AUTOTUNE_SANITIZE_JOBS; scripts/test's
-# header).  CI runs them at nice 10 beside its integration tests, which mostly wait on Slurm, and
-# there two jobs left a core idle much of the time.
+# header).  CI runs them at a low priority beside its integration tests, which mostly wait on
+# Slurm; there two jobs at nice 10 left the cores idle a fifth of the time (.ci/run: 4 at nice 19).
 sanitize_jobs=${AUTOTUNE_SANITIZE_JOBS:-$(nproc)}
 [[ "$sanitize_jobs" =~ ^[1-9][0-9]{0,2}$ ]] ||
   die "AUTOTUNE_SANITIZE_JOBS='$sanitize_jobs' is not allowed (allowed: a number of make jobs, 1-999)"
