@@ -90,6 +90,15 @@ bool automatic_linear_trend(double gamma) {
   return (gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh) || gamma < kLinearLowGammaBelow;
 }
 
+std::size_t automatic_initial_trials(double gamma, bool warm, bool categorical) {
+  return !warm && !categorical && gamma <= kSmallDesignGammaHigh ? kSmallDesign : kInitialTrials;
+}
+
+std::size_t EngineOptions::effective_initial_trials(bool categorical) const {
+  if (initial_trials) return *initial_trials;
+  return automatic_initial_trials(gamma, history && history->size() > 0, categorical);
+}
+
 bool automatic_history_design(double gamma) {
   return !(gamma >= kHistoryDesignGammaLow && gamma <= kHistoryDesignGammaHigh);
 }
@@ -158,7 +167,7 @@ double EngineOptions::effective_history_own_floor() const {
 }
 
 void EngineOptions::validate() const {
-  if (initial_trials < 1) throw_invalid("initial trials must be at least 1");
+  if (initial_trials && *initial_trials < 1) throw_invalid("initial trials must be at least 1");
   if (design_draws < 1) throw_invalid("design draws must be at least 1");
   if (!(xi >= 0) || !std::isfinite(xi))
     throw_invalid("the EI margin '" + format_double(xi) + "' must be >= 0");
@@ -316,7 +325,7 @@ std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t coun
   count = std::min(count, n);
   const Eigen::MatrixXd &X = cs.encoded();
   Rng rng(o.seed, kStreamDesign);
-  const std::size_t m = std::min(o.initial_trials, n);
+  const std::size_t m = std::min(o.effective_initial_trials(cs.has_categorical()), n);
   // The maximin subset of size m among design_draws random subsets.
   std::vector<std::size_t> best;
   double best_score = -1;
@@ -369,6 +378,7 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
   o.validate();
   const std::size_t n = cs.size();
   if (k < 1) throw_invalid("propose: k must be at least 1");
+  const std::size_t initial = o.effective_initial_trials(cs.has_categorical());
   std::vector<char> &taken = step.taken, succeeded(n, 0);
   taken.assign(n, 0);
   Proposal &p = step.proposal;
@@ -441,17 +451,17 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
     // EngineOptions::history_doubt: one more space-filling trial after the design (one of this
     // step's, when it proposes a batch), unless the history's combined mean passes the
     // confirmation test right then.  The test runs once for both uses.
-    const std::size_t doubt = o.effective_history_doubt(), at = o.initial_trials + doubt - 1;
+    const std::size_t doubt = o.effective_history_doubt(), at = initial + doubt - 1;
     const bool doubt_step = doubt > 0 && started <= at && at < started + slots;
     const bool confirm_step =
-        started >= picks && (started < o.initial_trials || o.history_confirm_after);
+        started >= picks && (started < initial || o.history_confirm_after);
     const bool passes = confirm >= 0 && (confirm_step || doubt_step) &&
                         history_confirmed(*o.history, done, confirm);
     step.history_confirmed = confirm_step && passes;
     const bool doubted = doubt_step && confirm >= 0 && !passes;
-    const std::size_t design = started >= picks && started < o.initial_trials &&
+    const std::size_t design = started >= picks && started < initial &&
                                        !step.history_confirmed
-                                   ? o.initial_trials - started
+                                   ? initial - started
                                    : 0;
     if (design + doubted > 0) {
       // The maximin subset, with the taken candidates, among design_draws random subsets of the
@@ -487,10 +497,10 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
     const std::size_t started = done.size() + pending.size();
     // Every taken candidate may come first in the order, so this many suffice.
     const std::vector<std::size_t> design =
-        initial_design(cs, distinct_ok < 2 ? started + slots : std::min(n, o.initial_trials), o);
+        initial_design(cs, distinct_ok < 2 ? started + slots : std::min(n, initial), o);
     for (auto i : design) {
       if (p.indices.size() >= slots) break;
-      const bool in_initial = started + p.indices.size() < o.initial_trials;
+      const bool in_initial = started + p.indices.size() < initial;
       if (!in_initial && distinct_ok >= 2) break;
       if (taken[i] == 0) take(i);
     }

@@ -64,7 +64,19 @@ void parse_engine_section(RawConf &raw, EngineConf &out) {
     if (auto l = raw.take_line(key))
       *dst = parse_double(l->where() + ": " + key, l->tokens[0].value, lo, hi);
   };
-  int_key("InitialTrials", 1, 1000, &out.initial_trials);
+  if (auto l = raw.take_line("InitialTrials")) {
+    const std::string &v = l->tokens[0].value;
+    if (v == "auto") {
+      out.initial_trials.reset();
+    } else {
+      try {
+        out.initial_trials =
+            static_cast<std::size_t>(parse_int(l->where() + ": InitialTrials", v, 1, 1000));
+      } catch (const Error &e) {
+        throw_invalid(std::string(e.what()) + ", or auto");
+      }
+    }
+  }
   std::string budget_where;
   if (auto l = raw.take_line("DefaultBudget")) {
     out.default_budget = static_cast<std::size_t>(

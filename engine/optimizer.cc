@@ -474,9 +474,10 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // of a proposal whose EI collapsed.
   double explore_share = 0;
   const Explore explore = o.effective_explore(&explore_share, cs.has_categorical());
+  const std::size_t initial = o.effective_initial_trials(cs.has_categorical());
   auto scheduled = [&](std::size_t t) {
-    if (explore_share <= 0 || t < o.initial_trials) return false;
-    const double a = static_cast<double>(t - o.initial_trials);
+    if (explore_share <= 0 || t < initial) return false;
+    const double a = static_cast<double>(t - initial);
     return std::floor((a + 1) * explore_share) > std::floor(a * explore_share);
   };
   // Thompson sampling (Explore::thompson, and hedge's third arm): one joint draw of the log
@@ -576,12 +577,12 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     constexpr double K = 3;
     const std::size_t budget = o.stop.budget > 0 ? o.stop.budget : 20;
     const double horizon =
-        static_cast<double>(budget > o.initial_trials + 1 ? budget - o.initial_trials : 1);
+        static_cast<double>(budget > initial + 1 ? budget - initial : 1);
     const double gamma =
         std::min(1.0, std::sqrt(K * std::log(K) / ((std::exp(1.0) - 1) * horizon)));
     const double eta = gamma / K;
     double gain[3] = {0, 0, 0};
-    for (std::size_t s = o.initial_trials; s <= t; ++s) {
+    for (std::size_t s = initial; s <= t; ++s) {
       if (!scheduled(s) && s != t) continue;
       const double top = std::max({gain[0], gain[1], gain[2]});
       double pr[3], sum = 0;

@@ -132,7 +132,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClassStop, budget, min_improveme
                                                 ei_fraction, min_trials)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HistoryUse, class_id, owner, shared, name, weight)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClassExtra, space, inventory, billing_weights, seed,
-                                                initial_trials, xi, batch, stop, queue_depth,
+                                                xi, batch, stop, queue_depth,
                                                 change_margin, drift_threshold, drift_confirm,
                                                 retune_budget, epoch_start, epoch_budget, incumbent,
                                                 limits, accounting_limits)
@@ -175,6 +175,19 @@ ClassExtra class_extra(const ClassRecord &c) {
       x.history_set_aside = j.at("history_set_aside").get<std::vector<HistoryUse>>();
     if (j.contains("history_coherence")) x.history_coherence = j.at("history_coherence").get<double>();
     x.history_top_failed = j.value("history_top_failed", false);
+    // The initial design's size: a count, or "auto" (by the objective); a class created before
+    // every class stored it read as 3.
+    x.initial_trials = kInitialTrials;
+    if (j.contains("initial_trials")) {
+      const json &t = j.at("initial_trials");
+      if (t.is_string() && t.get<std::string>() == "auto") {
+        x.initial_trials.reset();
+      } else {
+        const auto n = t.get<std::int64_t>();
+        if (n < 1 || n > 1000) throw Error(Errc::corrupt, "initial_trials out of range");
+        x.initial_trials = static_cast<std::size_t>(n);
+      }
+    }
     // The model's keys; a class created before they were searched with input warping, no
     // linear term, ard and EI alone (class_extra.hpp).
     x.input_warping = j.value("input_warping", true);
@@ -209,6 +222,8 @@ std::string format_class_extra(const ClassExtra &x) {
   if (!x.history_set_aside.empty()) j["history_set_aside"] = x.history_set_aside;
   if (x.history_coherence) j["history_coherence"] = *x.history_coherence;
   if (x.history_top_failed) j["history_top_failed"] = true;
+  if (x.initial_trials) j["initial_trials"] = *x.initial_trials;
+  else j["initial_trials"] = "auto";
   j["input_warping"] = x.input_warping;
   j["linear_trend"] = trend_name(x.linear_trend);
   j["kernel"] = kernel_name(x.kernel);

@@ -58,7 +58,8 @@ const char kHelp[] =
     "  --budget N             trials per search (default 20)\n"
     "  --seeds N              searches per problem and strategy (default 30)\n"
     "  --seed S               first seed; the runs use S, S+1, ... (default 1)\n"
-    "  --initial N            initial design size (default 3)\n"
+    "  --initial N|auto       initial design size (default auto: 2 without a history over\n"
+    "                         numeric features when gamma <= 0.5, else 3)\n"
     "  --xi X                 EI margin, standard deviations of the log score (default 0.01)\n"
     "  --batch K              trials proposed at once (default 1)\n"
     "  --batch-mode MODE      believer or liar (default believer)\n"
@@ -314,7 +315,13 @@ Settings parse_settings(int argc, char **argv) {
   };
   count("budget", 1, 100000, &s.engine.stop.budget);
   count("seeds", 1, 100000, &s.seeds);
-  count("initial", 1, 1000, &s.engine.initial_trials);
+  if (auto v = args.value("initial"); v && *v != "auto") {
+    try {
+      s.engine.initial_trials = static_cast<size_t>(parse_int("--initial", *v, 1, 1000));
+    } catch (const Error &e) {
+      throw_invalid(std::string(e.what()) + ", or auto");
+    }
+  }
   count("batch", 1, 1000, &s.batch);
   count("round", 1, 1000, &s.engine.stop.round_trials);
   count("min-trials", 0, 100000, &s.engine.stop.min_trials);

@@ -114,8 +114,9 @@ WorkflowPlan plan_workflow(Store &store, const Conf &conf, const WorkflowRecord 
   }
   WorkflowSearchOptions o = workflow_search_options(w);
   // The site's InitialTrials (autotune.conf) is the number of runs of the initial designs, as it
-  // is the number of a class's initial trials.
-  o.initial_runs = std::max<std::size_t>(1, conf.engine.initial_trials);
+  // is the number of a class's initial trials; auto: kInitialTrials (a class's smaller design
+  // where time counts, design.hpp, was measured on single jobs, not on workflows).
+  o.initial_runs = std::max<std::size_t>(1, conf.engine.initial_trials.value_or(kInitialTrials));
   o.seed = Rng(static_cast<std::uint64_t>(wf.owner) * 1000003u + static_cast<std::uint64_t>(wf.id), 17).next();
   if (wf.t_ref && wf.c_ref && *wf.t_ref > 0 && *wf.c_ref > 0) o.reference = make_reference(*wf.t_ref, *wf.c_ref);
   const WorkflowProposal p = propose_workflow(w, fc, runs, o);

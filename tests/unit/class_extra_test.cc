@@ -55,7 +55,7 @@ TEST(ClassExtra, MakeClassExtraWritesTheStoredForm) {
       R"({"accounting_limits":{"max_cpus":6,"max_cpus_per_node":0,"max_gpus":0,"max_gpus_per_node":0,)"
       R"("max_mem_mb":0,"max_mem_per_node_mb":0,"max_nodes":0,"min_cpus":0,"min_mem_mb":0,"min_nodes":1,)"
       R"("text":"QOS x: MaxTRESPerJob=cpu=6"},"batch":"believer","billing_weights":"","change_margin":0.05,)"
-      R"("drift_confirm":2,"drift_threshold":0.25,"epoch_budget":5,"epoch_start":0,"explore":"auto","initial_trials":3,)"
+      R"("drift_confirm":2,"drift_threshold":0.25,"epoch_budget":5,"epoch_start":0,"explore":"auto","initial_trials":"auto",)"
       R"("input_warping":true,"inventory":[{"billing_weight":1.5,"count":4,"cpus":8,"features":["a","b"],"gpus":2,"mem_mb":16000,)"
       R"("name":"n1"},{"billing_weight":1.0,"count":2,"cpus":4,"features":[],"gpus":0,"mem_mb":8000,)"
       R"("name":"n2"}],"kernel":"ard","linear_trend":"auto","queue_depth":4,"retune_budget":6,"seed":3,)"
@@ -153,7 +153,7 @@ TEST(ClassExtra, AMissingKeyTakesTheDefaultItAlwaysHad) {
   EXPECT_EQ(x.space, "");
   EXPECT_EQ(x.billing_weights, "");
   EXPECT_EQ(x.seed, 1u);
-  EXPECT_EQ(x.initial_trials, 3u);
+  EXPECT_EQ(x.initial_trials, 3u);  // autotune.conf's default is auto now; it was 3
   EXPECT_DOUBLE_EQ(x.xi, 0.01);
   EXPECT_EQ(x.batch, BatchMode::kriging_believer);
   EXPECT_FALSE(x.stop.budget);
@@ -185,7 +185,6 @@ TEST(ClassExtra, AMissingKeyTakesTheDefaultItAlwaysHad) {
   const EngineConf e;
   const TunerConf t;
   EXPECT_EQ(x.seed, e.seed);
-  EXPECT_EQ(x.initial_trials, e.initial_trials);
   EXPECT_EQ(x.xi, e.exploration_margin);
   EXPECT_EQ(x.batch, e.batch);
   EXPECT_EQ(x.stop.round_trials, e.round_trials);
@@ -257,6 +256,27 @@ TEST(ClassExtra, TheModelsKeysRead) {
   } catch (const Error &e) {
     EXPECT_EQ(e.code(), Errc::corrupt);
     EXPECT_NE(std::string(e.what()).find("time_model: 'maybe' is not allowed"), std::string::npos) << e.what();
+  }
+}
+
+// InitialTrials=auto is stored as "auto" and resolved by the class's objective at each step; a
+// count reads as that count; anything else is damage.
+TEST(ClassExtra, TheInitialDesignsSizeReads) {
+  EXPECT_EQ(class_extra(with_extra(R"({"initial_trials":4})")).initial_trials, 4u);
+  const ClassExtra a = class_extra(with_extra(R"({"initial_trials":"auto"})"));
+  EXPECT_FALSE(a.initial_trials);
+  EXPECT_NE(format_class_extra(a).find(R"("initial_trials":"auto")"), std::string::npos);
+  EXPECT_FALSE(class_extra(with_extra(format_class_extra(a))).initial_trials);
+  EXPECT_EQ(a.engine_options(0.5).effective_initial_trials(false), kSmallDesign);
+  EXPECT_EQ(a.engine_options(1).effective_initial_trials(false), kInitialTrials);
+  for (const char *bad : {R"({"initial_trials":0})", R"({"initial_trials":"some"})",
+                          R"({"initial_trials":1001})", R"({"initial_trials":[3]})"}) {
+    try {
+      class_extra(with_extra(bad));
+      ADD_FAILURE() << "a damaged initial_trials was read: " << bad;
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), Errc::corrupt) << bad;
+    }
   }
 }
 

@@ -14,7 +14,7 @@ using test::conf_error;
 
 TEST(EngineConf, DefaultsAndEveryKey) {
   const EngineConf d = Conf::defaults().engine;
-  EXPECT_EQ(d.initial_trials, 3u);
+  EXPECT_FALSE(d.initial_trials);  // auto: by the class's objective
   EXPECT_EQ(d.default_budget, 20u);
   EXPECT_DOUBLE_EQ(d.ei_fraction, 0.0);
   EXPECT_TRUE(d.default_space.empty());
@@ -58,7 +58,11 @@ TEST(EngineConf, DefaultsAndEveryKey) {
 TEST(EngineConf, BadValuesFailClosed) {
   EXPECT_EQ(conf_error("InitialTrials=0\n"),
             "autotune.conf:1: InitialTrials: '0' is out of range; allowed: a whole number from 1 "
-            "to 1000");
+            "to 1000, or auto");
+  EXPECT_EQ(conf_error("InitialTrials=some\n"),
+            "autotune.conf:1: InitialTrials: 'some' is not a whole number; allowed: a whole number "
+            "from 1 to 1000, or auto");
+  EXPECT_FALSE(Conf::load_text("InitialTrials=auto\n").engine.initial_trials);
   EXPECT_EQ(
       conf_error("StopEIFraction=lots\n"),
       "autotune.conf:1: StopEIFraction: 'lots' is not a number; allowed: a number from 0 to 1");

@@ -181,7 +181,7 @@ TEST_P(WarmStartModes, ShuffledOwnHistoryEarnsNoWeight) {
     EngineOptions warm = cold, ungated = cold;
     warm.history = ungated.history = prepare_warm_start(g.cs, {h}, warm);
     ungated.history_gate = 0;
-    ungated.history_picks = ungated.initial_trials;
+    ungated.history_picks = ungated.effective_initial_trials(g.cs.has_categorical());
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
       cold.seed = warm.seed = ungated.seed = 10 * shuffle + seed;
       area_cold += regret_area(g, 3, 7, cold, 15);
@@ -192,7 +192,7 @@ TEST_P(WarmStartModes, ShuffledOwnHistoryEarnsNoWeight) {
       for (size_t t = 0; t < 15; ++t) {
         const Proposal c = propose(g.cs, done, {}, 1, cold);
         ASSERT_EQ(c.indices.size(), 1u);
-        if (t >= cold.initial_trials) {
+        if (t >= cold.effective_initial_trials(g.cs.has_categorical())) {
           const Proposal w = propose(g.cs, done, {}, 1, warm);
           ++steps;
           same += w.indices == c.indices;
@@ -766,7 +766,7 @@ TEST(WarmStart, InTheLinearBandTheHistoryPicksNoDesignTrial) {
       // A related history, whose order of the design trials passes the confirmation test.
       warm.history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, warm);
       std::vector<Observation> done;
-      for (size_t t = 0; t < warm.initial_trials; ++t) {
+      for (size_t t = 0; t < warm.effective_initial_trials(g.cs.has_categorical()); ++t) {
         const Proposal w = propose(g.cs, done, {}, 1, warm);
         ASSERT_EQ(w.indices.size(), 1u);
         EXPECT_EQ(w.history_weights.size(), 1u);  // the weights are reported
@@ -943,6 +943,42 @@ TEST(Explore, ThompsonIsReproduciblePerSeed) {
 // The default exploration follows the objective: Thompson sampling on every proposal at gamma
 // 0.25-0.5 without a warm start, EI alone at 0, 0.75 and 1 and with one -- the same proposals
 // as the explicit settings; and so does the linear term (gamma 0.5-0.75, no warm start).
+// The initial design's size by default: 2 trials for a cold search over numeric features where
+// time counts (gamma <= 0.5), else 3; an explicit size is kept.  What a user sees: the third
+// trial of such a search is the model's, not the design's.
+TEST(InitialDesign, SmallerForAColdSearchWhereTimeCounts) {
+  const Grid g(10);
+  for (double gamma : {0.0, 0.25, 0.5, 0.6, 0.75, 1.0}) {
+    EngineOptions o;
+    o.gamma = gamma;
+    const std::size_t cold = gamma <= 0.5 ? 2u : 3u;
+    EXPECT_EQ(o.effective_initial_trials(false), cold) << gamma;
+    EXPECT_EQ(o.effective_initial_trials(true), 3u) << gamma;  // a categorical feature
+    o.history = prepare_warm_start(g.cs, {}, o);                // an empty history is none
+    EXPECT_EQ(o.effective_initial_trials(false), cold) << gamma;
+    o.history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, o);
+    EXPECT_EQ(o.effective_initial_trials(false), 3u) << gamma;  // a warm start
+    o.initial_trials = 5;
+    EXPECT_EQ(o.effective_initial_trials(false), 5u) << gamma;
+    o.history.reset();
+    EXPECT_EQ(o.effective_initial_trials(true), 5u) << gamma;
+  }
+  for (double gamma : {0.5, 1.0}) {
+    EngineOptions o;
+    o.gamma = gamma;
+    o.seed = 3;
+    o.stop.budget = 0;
+    std::vector<Observation> done;
+    for (size_t t = 0; t < 3; ++t) {
+      const Proposal p = propose(g.cs, done, {}, 1, o);
+      ASSERT_EQ(p.indices.size(), 1u);
+      const bool design = t < (gamma <= 0.5 ? 2u : 3u);
+      EXPECT_EQ(p.designed, design ? 1u : 0u) << "gamma " << gamma << ", trial " << t;
+      done.push_back(Observation::ok(p.indices[0], g.score(p.indices[0], 3, 7)));
+    }
+  }
+}
+
 TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   const Grid g(10);
   EXPECT_EQ(EngineOptions{}.explore, Explore::automatic);
@@ -1039,7 +1075,7 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   };
   const auto auto_half = search(g.cs, Explore::automatic, 0.5, 0.25);
   EXPECT_EQ(auto_half, search(g.cs, Explore::thompson, 0.5, 1));
-  EXPECT_EQ(auto_half.back(), 9u);  // every trial after the initial design of 3
+  EXPECT_EQ(auto_half.back(), 10u);  // every trial after the initial design of 2 (kSmallDesign)
   const auto auto_one = search(g.cs, Explore::automatic, 1, 0.25);
   EXPECT_EQ(auto_one, search(g.cs, Explore::none, 1, 0.25));
   EXPECT_EQ(auto_one.back(), 0u);

@@ -88,6 +88,8 @@ expect_fail "bad time model" "^autotune replay: --time-model: 'maybe' is not all
   $r --table "$good" --time-model maybe
 expect_fail "bad history time model" "^autotune replay: --history-time-model: 'often' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
   $r --table "$good" --history-others --history-time-model often
+expect_fail "bad initial design" "^autotune replay: --initial: 'some' is not a whole number; allowed: a whole number from 1 to 1000, or auto$" \
+  $r --table "$good" --initial some
 expect_fail "unknown kernel" "^autotune replay: --kernel: 'sum' is not a kernel; allowed: ard, additive, ard\+additive$" \
   $r --table "$good" --kernel sum
 expect_fail "missing file" "^autotune replay: $tmp/missing.csv: no such file$" \
@@ -184,6 +186,19 @@ if "$at" $r --table "$good" --gamma 1 --seeds 1 --budget 6 --strategy bo,random 
   echo "ok: --trace marks the design, the model's proposals and the time model's"
 else
   echo "FAIL: --trace:"; cat "$tmp/out" "$tmp/err" "$tmp/out2"; fail=1
+fi
+# The initial design's size: by default 2 trials over numeric features at gamma <= 0.5 without a
+# history (the third is the model's), 3 at gamma 1 or with --initial 3.
+design_of() {  # design_of ARGS...: how many of problem b's trials were the design's
+  "$at" $r --table "$good" --features nodes --seeds 1 --budget 3 --trace "$@" 2>&1 |
+    sed -n '/^b bo seed 1/,/^[^ ]/p' | grep -Ec '^ +[1-3] design +nodes='
+}
+if [ "$(design_of --gamma 0.5)" = 2 ] && [ "$(design_of --gamma 0.5 --initial auto)" = 2 ] &&
+   [ "$(design_of --gamma 0.5 --initial 3)" = 3 ] && [ "$(design_of --gamma 1)" = 3 ]; then
+  echo "ok: the initial design is 2 trials at gamma 0.5, 3 at gamma 1 or with --initial 3"
+else
+  echo "FAIL: the initial design's size: $(design_of --gamma 0.5) $(design_of --gamma 0.5 --initial 3) $(design_of --gamma 1)"
+  fail=1
 fi
 for args in "--help" "replay --help" "help replay"; do
   # shellcheck disable=SC2086

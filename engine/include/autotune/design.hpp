@@ -95,6 +95,16 @@ constexpr double kHistoryDoubtGammaLow = 1;
 // scores), their related and moved histories and the synthetic workloads 0.18 to 0.78
 // (bench/README.md, "A history whose problems do not predict each other is set aside").
 constexpr double kHistoryCoherenceMin = 0.1;
+// The initial design's size by default (EngineOptions::initial_trials unset): kSmallDesign trials
+// for a cold search (no history informs it) over numeric features only with gamma <=
+// kSmallDesignGammaHigh, else kInitialTrials.  Chosen between 2 and 3 by bench/engine-cv on
+// generated folds 1 and 2 (cliff, ps, ps-grid) at gamma 0, 0.25 and 0.5 with scout-dev.csv and
+// bench/synthetic-table seeds 1 and 2 (there 2 also lost at gamma 0.75 and 1, and 1 did worse
+// than 2); the folds' categorical shapes (ps, ps-grid) gained nothing, so they keep 3.  Checked
+// on folds 3 and 4 and synthetic seeds 7-10 (bench/README.md, "A smaller initial design where
+// time counts").
+constexpr std::size_t kInitialTrials = 3, kSmallDesign = 2;
+constexpr double kSmallDesignGammaHigh = 0.5;
 // EngineOptions::TimeModel::automatic: the time model is used when its leave-one-out
 // concordance exceeds the score model's by more than kTimeModelMargin, and is considered from
 // kTimeModelMinTrials successful trials on.  The margin was chosen among 0, 0.1, 0.2, 0.3, 0.4
@@ -111,6 +121,10 @@ const char *explore_name(Explore e);
 // categorical feature (EngineOptions::effective_explore(), effective_linear_trend()).
 Explore automatic_explore(double gamma, bool warm, bool linear, bool categorical = false);
 bool automatic_linear_trend(double gamma);
+// The initial design's size by default for an objective of `gamma`, with or without a warm
+// start, in a space with or without a categorical feature (EngineOptions::
+// effective_initial_trials()).
+std::size_t automatic_initial_trials(double gamma, bool warm, bool categorical);
 // Whether a warm start's history picks and earns design trials by default at `gamma`
 // (kHistoryDesignGammaLow/High; EngineOptions::effective_history_picks()).
 bool automatic_history_design(double gamma);
@@ -120,7 +134,9 @@ Explore parse_explore(std::string_view field, std::string_view value);
 struct EngineOptions {
   Strategy strategy = Strategy::bo;
   std::uint64_t seed = 1;
-  std::size_t initial_trials = 3;
+  // The initial design's size: the first trials, spread over the space, before any model.
+  // Unset: by the objective, the warm start and the space (automatic_initial_trials()).
+  std::optional<std::size_t> initial_trials;
   std::size_t design_draws = 64;  // random subsets compared by the maximin criterion
   double xi = 0.01;               // EI margin, in standard deviations of the standardized log score
   bool input_warping = true;      // warp the numeric inputs (gp.hpp) of both models
@@ -155,6 +171,9 @@ struct EngineOptions {
   // The exploration that runs: Explore::automatic resolved by gamma, the warm start and whether
   // the space has a categorical feature (with its share), else explore and explore_share as set.
   Explore effective_explore(double *share, bool categorical = false) const;
+  // initial_trials resolved: as set, else by gamma, the warm start (a history that informs the
+  // search) and whether the space has a categorical feature.
+  std::size_t effective_initial_trials(bool categorical) const;
   // Whether the models have the linear term: linear_trend resolved by gamma.
   bool effective_linear_trend() const;
   // Whether the warm start uses its time bases (history_time_model resolved by gamma).

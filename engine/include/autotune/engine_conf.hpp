@@ -1,7 +1,7 @@
 // The engine's section of autotune.conf: defaults of the search (every key is documented with
 // its default in etc/autotune.conf).
 //
-//   InitialTrials=3  DefaultBudget=20  MaxBudget=100  DefaultGamma=0.5  Seed=1
+//   InitialTrials=auto  DefaultBudget=20  MaxBudget=100  DefaultGamma=0.5  Seed=1
 //   StopImprovement=0  RoundTrials=3  StopEIFraction=0  MinTrials=6
 //   ExplorationMargin=0.01  BatchMode=believer  InputWarping=yes  LinearTrend=auto
 //   Kernel=ard  TimeModel=auto
@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "autotune/gp_options.hpp"
 #include "autotune/space.hpp"
@@ -21,7 +22,8 @@ namespace autotune {
 class RawConf;
 
 struct EngineConf {
-  std::size_t initial_trials = 3;
+  // InitialTrials; unset (auto): by the class's objective (design.hpp, automatic_initial_trials()).
+  std::optional<std::size_t> initial_trials;
   std::size_t default_budget = 20;
   std::size_t max_budget = 100;  // the largest budget a job may ask for
   double default_gamma = 0.5;

@@ -6,7 +6,8 @@
 //
 // Strategy (bo).  Every default below is a published or structural choice, not a value fitted to
 // a benchmark; bench/README.md reports what they reach on the replay benchmark.
-// 1. Initial design.  The first `initial_trials` (3) trials are spread over the candidate set:
+// 1. Initial design.  The first `initial_trials` (3; by default 2 for a cold search over numeric
+//    features when gamma <= 0.5, design.hpp kSmallDesign) trials are spread over the candidate set:
 //    among `design_draws` (64) seeded random subsets of that size, the one whose closest pair (in
 //    the encoded inputs) is farthest apart -- a maximin design over the finite set (Johnson,
 //    Moore & Ylvisaker, "Minimax and maximin distance designs", 1990), which avoids the clumps of
@@ -14,7 +15,10 @@
 //    only on the seed and the candidate set.  While fewer than two distinct candidates have
 //    succeeded, the design continues greedily (each next point the farthest from the ones
 //    before).  Three points are the fewest that show a trend in each direction; every trial more
-//    spent on design is one not spent on what the model learnt.
+//    spent on design is one not spent on what the model learnt.  Where time counts (gamma <= 0.5)
+//    the fastest configurations lie towards the large allocations, which two points and the
+//    bowl prior mean already point to (bench/README.md, "A smaller initial design where time
+//    counts").
 // 2. Model.  A Gaussian process (gp.hpp: Matern-5/2, one length scale per feature, the
 //    dimension-scaled length-scale prior of Hvarfner et al. 2024) on the standardized log score
 //    of the successful trials.  Scores are ratios (time or cost relative to the reference), so the

@@ -57,7 +57,9 @@ struct ClassExtra {
   Inventory inventory;
   std::string billing_weights;  // the partition's TRESBillingWeights; empty: Slurm's default
   std::uint64_t seed = engine_defaults().seed;
-  std::size_t initial_trials = engine_defaults().initial_trials;
+  // autotune.conf InitialTrials; unset (no key; a class created before auto was stored 3):
+  // by the class's objective (EngineOptions::effective_initial_trials()).
+  std::optional<std::size_t> initial_trials = engine_defaults().initial_trials;
   double xi = engine_defaults().exploration_margin;
   BatchMode batch = engine_defaults().batch;  // stored as batch_mode_name(): "believer", "liar"
   // The score model (autotune.conf InputWarping, LinearTrend and Kernel; "linear_trend" stored
