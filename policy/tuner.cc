@@ -537,15 +537,19 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
   if (d.state_reason.empty() || c.state == ClassState::tuning)
     d.state_reason = std::to_string(obs.size()) + " of " + std::to_string(epoch_budget) + " trials done";
   if (epoch_best) d.best_trial = epoch_best->id;
-  for (std::size_t idx : prop.indices) {
+  for (std::size_t j = 0; j < prop.indices.size(); ++j) {
+    const std::size_t idx = prop.indices[j];
     Recommendation r;
     r.config = p.candidates[idx].config.format();
+    // The first prop.designed picks are the design's (or the history's before the model), even
+    // when the model ran for the rest of the queue or for the weights.
+    const bool by_model = prop.modelled && j >= prop.designed;
     const bool warm_pick = !prop.modelled && opts.history && opts.history->size() > 0;
-    r.origin = prop.modelled || warm_pick ? TrialOrigin::model : TrialOrigin::initial;
-    r.reason = prop.modelled ? "largest expected improvement"
-               : warm_pick   ? "warm start: the best predicted by the classes it learns from"
-                             : "initial design (spread over the space)";
-    if (prop.modelled && idx < prop.predictions.size()) {
+    r.origin = by_model || warm_pick ? TrialOrigin::model : TrialOrigin::initial;
+    r.reason = by_model    ? "largest expected improvement"
+               : warm_pick ? "warm start: the best predicted by the classes it learns from"
+                           : "initial design (spread over the space)";
+    if (by_model && idx < prop.predictions.size()) {
       r.predicted = prop.predictions[idx].mean;
       r.stddev = prop.predictions[idx].std;
     }

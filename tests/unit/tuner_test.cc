@@ -108,6 +108,26 @@ TEST_F(TunerTest, ConvergesOnTheFastestWhenTheBudgetIsUsed) {
   EXPECT_EQ(d.queue[0].origin, TrialOrigin::best);
 }
 
+// InitialTrials=auto (the default): a class at gamma 0 spreads 2 trials, and its third is the
+// model's; InitialTrials=3 keeps a third design trial; at gamma 1 auto is 3.
+TEST_F(TunerTest, TheInitialDesignFollowsInitialTrialsAndTheObjective) {
+  for (const char *text : {"", "InitialTrials=auto\n", "InitialTrials=3\n"}) {
+    for (double gamma : {0.0, 1.0}) {
+      const Conf conf = conf_of(text);
+      ClassRecord c = make_class(conf);
+      c.settings.gamma = gamma;
+      trials_.clear();
+      add(cfg(1, 1), 100);
+      add(cfg(2, 2), 400);
+      const Decision d = step(c, conf);
+      ASSERT_FALSE(d.queue.empty());
+      const bool small = std::string(text) != "InitialTrials=3\n" && gamma == 0;
+      EXPECT_EQ(d.queue[0].origin, small ? TrialOrigin::model : TrialOrigin::initial)
+          << "'" << text << "' gamma " << gamma;
+    }
+  }
+}
+
 TEST_F(TunerTest, OneSlowReMeasurementIsNotDrift) {
   const Conf conf = conf_of("");  // DriftThreshold 0.25, DriftConfirm 2
   ClassRecord c = make_class(conf);
