@@ -71,8 +71,9 @@ TEST(Propose, SameSeedSameSequenceAndHistoryContinuesIt) {
     EXPECT_EQ(propose(g.cs, prefix, {}, 1, o).indices.at(0), a[k].index) << "after " << k;
   }
   // The first batch depends only on the seed and the candidate set.
-  const Proposal first = propose(g.cs, {}, {}, o.effective_initial_trials(g.cs.has_categorical()), o);
-  EXPECT_EQ(first.indices, initial_design(g.cs, o.effective_initial_trials(g.cs.has_categorical()), o));
+  const std::size_t design = o.effective_initial_trials(g.cs.has_categorical());
+  const Proposal first = propose(g.cs, {}, {}, design, o);
+  EXPECT_EQ(first.indices, initial_design(g.cs, design, o));
   const std::vector<size_t> seq = indices(a);
   EXPECT_EQ(first.indices, std::vector<size_t>(seq.begin(), seq.begin() + 3));
   EXPECT_FALSE(first.modelled);

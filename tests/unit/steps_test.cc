@@ -121,7 +121,8 @@ TEST(AllocationSearch, CandidatesFitTheAllocationAndTheSearchStopsByTheBudget) {
     EXPECT_TRUE(seen.insert(next.config->format()).second)
         << "proposed twice: " << next.config->format();
     // gamma 0 and numeric features, no warm start: the smaller design (design.hpp).
-    EXPECT_EQ(next.origin, n < static_cast<int>(kSmallDesign) ? TrialOrigin::initial : TrialOrigin::model);
+    const bool design = n < static_cast<int>(kSmallDesign);
+    EXPECT_EQ(next.origin, design ? TrialOrigin::initial : TrialOrigin::model);
     auto score = s.record(*next.config, throughput(*next.config), false);
     ASSERT_TRUE(score);
     if (n == 0) {
