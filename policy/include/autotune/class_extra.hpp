@@ -57,8 +57,9 @@ struct ClassExtra {
   Inventory inventory;
   std::string billing_weights;  // the partition's TRESBillingWeights; empty: Slurm's default
   std::uint64_t seed = engine_defaults().seed;
-  // autotune.conf InitialTrials; unset (no key; a class created before auto was stored 3):
-  // by the class's objective (EngineOptions::effective_initial_trials()).
+  // autotune.conf InitialTrials; unset (stored as "auto"): by the class's objective
+  // (EngineOptions::effective_initial_trials()).  Settings without the key read as 3, the
+  // count every class stored before auto existed.
   std::optional<std::size_t> initial_trials = engine_defaults().initial_trials;
   double xi = engine_defaults().exploration_margin;
   BatchMode batch = engine_defaults().batch;  // stored as batch_mode_name(): "believer", "liar"
