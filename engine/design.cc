@@ -99,6 +99,16 @@ std::size_t EngineOptions::effective_initial_trials(bool categorical) const {
   return automatic_initial_trials(gamma, history && history->size() > 0, categorical);
 }
 
+std::optional<std::size_t> parse_initial_trials(std::string_view field, std::string_view value) {
+  if (value == "auto") return std::nullopt;
+  try {
+    return static_cast<std::size_t>(
+        parse_int(field, value, 1, static_cast<long long>(kMaxInitialTrials)));
+  } catch (const Error &e) {
+    throw_invalid(std::string(e.what()) + ", or auto");
+  }
+}
+
 bool automatic_history_design(double gamma) {
   return !(gamma >= kHistoryDesignGammaLow && gamma <= kHistoryDesignGammaHigh);
 }

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "autotune/design.hpp"
 #include "autotune/raw_conf.hpp"
 #include "autotune/error.hpp"
 #include "autotune/units.hpp"
@@ -64,19 +65,8 @@ void parse_engine_section(RawConf &raw, EngineConf &out) {
     if (auto l = raw.take_line(key))
       *dst = parse_double(l->where() + ": " + key, l->tokens[0].value, lo, hi);
   };
-  if (auto l = raw.take_line("InitialTrials")) {
-    const std::string &v = l->tokens[0].value;
-    if (v == "auto") {
-      out.initial_trials.reset();
-    } else {
-      try {
-        out.initial_trials =
-            static_cast<std::size_t>(parse_int(l->where() + ": InitialTrials", v, 1, 1000));
-      } catch (const Error &e) {
-        throw_invalid(std::string(e.what()) + ", or auto");
-      }
-    }
-  }
+  if (auto l = raw.take_line("InitialTrials"))
+    out.initial_trials = parse_initial_trials(l->where() + ": InitialTrials", l->tokens[0].value);
   std::string budget_where;
   if (auto l = raw.take_line("DefaultBudget")) {
     out.default_budget = static_cast<std::size_t>(

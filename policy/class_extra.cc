@@ -180,13 +180,8 @@ ClassExtra class_extra(const ClassRecord &c) {
     x.initial_trials = kInitialTrials;
     if (j.contains("initial_trials")) {
       const json &t = j.at("initial_trials");
-      if (t.is_string() && t.get<std::string>() == "auto") {
-        x.initial_trials.reset();
-      } else {
-        const auto n = t.get<std::int64_t>();
-        if (n < 1 || n > 1000) throw Error(Errc::corrupt, "initial_trials out of range");
-        x.initial_trials = static_cast<std::size_t>(n);
-      }
+      x.initial_trials = parse_initial_trials(
+          "initial_trials", t.is_string() ? t.get<std::string>() : std::to_string(t.get<std::int64_t>()));
     }
     // The model's keys; a class created before they were searched with input warping, no
     // linear term, ard and EI alone (class_extra.hpp).

@@ -136,12 +136,9 @@ AllocationSearch::Next AllocationSearch::next() {
   }
   const Recommendation &r = last_.queue.front();
   n.config = Configuration::parse(r.config, "proposal");
-  // The engine's first proposals while it has fewer than initial_trials observations are its
-  // initial design (it labels a queue by its later entries).  This search has no warm start,
-  // and a class's features are all numeric (CandidateSet::from_candidates()).
-  const std::size_t design =
-      problem_.settings.engine_options(local_.settings.gamma).effective_initial_trials(false);
-  const bool initial = used_before_ + recorded_ < design;
+  // The tuner labels each entry of the queue: the initial design's (or its continuation while
+  // fewer than two configurations succeeded), or the model's.
+  const bool initial = r.origin == TrialOrigin::initial;
   n.origin = initial ? TrialOrigin::initial : TrialOrigin::model;
   n.reason = initial ? "initial design (spread over the space)" : r.reason;
   if (!initial && r.predicted) {

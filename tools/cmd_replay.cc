@@ -315,13 +315,7 @@ Settings parse_settings(int argc, char **argv) {
   };
   count("budget", 1, 100000, &s.engine.stop.budget);
   count("seeds", 1, 100000, &s.seeds);
-  if (auto v = args.value("initial"); v && *v != "auto") {
-    try {
-      s.engine.initial_trials = static_cast<size_t>(parse_int("--initial", *v, 1, 1000));
-    } catch (const Error &e) {
-      throw_invalid(std::string(e.what()) + ", or auto");
-    }
-  }
+  if (auto v = args.value("initial")) s.engine.initial_trials = parse_initial_trials("--initial", *v);
   count("batch", 1, 1000, &s.batch);
   count("round", 1, 1000, &s.engine.stop.round_trials);
   count("min-trials", 0, 100000, &s.engine.stop.min_trials);

@@ -103,7 +103,7 @@ constexpr double kHistoryCoherenceMin = 0.1;
 // than 2); the folds' categorical shapes (ps, ps-grid) gained nothing, so they keep 3.  Checked
 // on folds 3 and 4 and synthetic seeds 7-10 (bench/README.md, "A smaller initial design where
 // time counts").
-constexpr std::size_t kInitialTrials = 3, kSmallDesign = 2;
+constexpr std::size_t kInitialTrials = 3, kSmallDesign = 2, kMaxInitialTrials = 1000;
 constexpr double kSmallDesignGammaHigh = 0.5;
 // EngineOptions::TimeModel::automatic: the time model is used when its leave-one-out
 // concordance exceeds the score model's by more than kTimeModelMargin, and is considered from
@@ -125,6 +125,10 @@ bool automatic_linear_trend(double gamma);
 // start, in a space with or without a categorical feature (EngineOptions::
 // effective_initial_trials()).
 std::size_t automatic_initial_trials(double gamma, bool warm, bool categorical);
+// An initial design's size as a user gives it (autotune.conf InitialTrials, replay --initial):
+// "auto" (nullopt: by the objective) or a whole number from 1 to kMaxInitialTrials.  Throws
+// Error(invalid_argument) naming `field` and what is allowed.
+std::optional<std::size_t> parse_initial_trials(std::string_view field, std::string_view value);
 // Whether a warm start's history picks and earns design trials by default at `gamma`
 // (kHistoryDesignGammaLow/High; EngineOptions::effective_history_picks()).
 bool automatic_history_design(double gamma);
