@@ -90,6 +90,10 @@ bool automatic_linear_trend(double gamma) {
   return (gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh) || gamma < kLinearLowGammaBelow;
 }
 
+bool automatic_time_model_turns(double gamma, bool categorical) {
+  return gamma >= kTimeModelTurnsGammaLow && gamma < 1 && !categorical;
+}
+
 std::size_t automatic_initial_trials(double gamma, bool warm, bool categorical) {
   return !warm && !categorical && gamma <= kSmallDesignGammaHigh ? kSmallDesign : kInitialTrials;
 }
@@ -131,18 +135,21 @@ const char *time_model_name(EngineOptions::TimeModel m) {
   switch (m) {
     case EngineOptions::TimeModel::no: return "no";
     case EngineOptions::TimeModel::automatic: return "auto";
+    case EngineOptions::TimeModel::better: return "better";
     case EngineOptions::TimeModel::yes: return "yes";
   }
   return "?";
 }
 
-EngineOptions::TimeModel parse_time_model(std::string_view field, std::string_view value) {
+EngineOptions::TimeModel parse_time_model(std::string_view field, std::string_view value, bool with_better) {
   if (value == "auto") return EngineOptions::TimeModel::automatic;
+  if (value == "better" && with_better) return EngineOptions::TimeModel::better;
   try {
     return parse_bool(field, value) ? EngineOptions::TimeModel::yes : EngineOptions::TimeModel::no;
   } catch (const Error &) {
     throw_invalid(std::string(field) + ": '" + std::string(value) +
-                  "' is not allowed; allowed: auto, yes, no (or true, false, 1, 0, on, off)");
+                  "' is not allowed; allowed: auto, " + (with_better ? "better, " : "") +
+                  "yes, no (or true, false, 1, 0, on, off)");
   }
 }
 

@@ -182,8 +182,13 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
         const double pairs = static_cast<double>(ranking.pairs());
         return pairs > 0 ? 1 - 2 * static_cast<double>(ranking(pred)) / pairs : 0.0;
       };
+      // The time model when it orders the trials clearly better; from gamma 0.5 to below 1 over
+      // numeric features also at every other step, unless it orders them clearly worse.
       OwnModel score_model = fit_own(y), time_model = fit_own(yt);
-      if (concordance(time_model, true) > concordance(score_model, false) + kTimeModelMargin) {
+      const double by_time = concordance(time_model, true), by_score = concordance(score_model, false);
+      const bool turn = o.time_model == EngineOptions::TimeModel::automatic &&
+                        automatic_time_model_turns(o.gamma, cs.has_categorical()) && ok_rows.size() % 2 == 1;
+      if (by_time > by_score + kTimeModelMargin || (turn && by_time > by_score - kTimeModelMargin)) {
         own_model = std::move(time_model);
         p.time_modelled = true;
       } else {

@@ -93,12 +93,14 @@ const char kHelp[] =
     "                         an amount fitted to the trials, whose prior standard deviation is\n"
     "                         SD standard deviations of the log score, from 0 (off) to 10\n"
     "                         (default 0.5)\n"
-    "  --time-model auto|yes|no\n"
+    "  --time-model auto|better|yes|no\n"
     "                         without a history: model the run time and multiply each\n"
     "                         configuration's known score factor back (its cost per second,\n"
     "                         cost/time, or where a row gives neither, estimated from the rows\n"
-    "                         that do); auto: whenever the run times' model orders the trials\n"
-    "                         better than the scores' (default auto)\n"
+    "                         that do); better: whenever the run times' model orders the\n"
+    "                         trials better than the scores'; auto (default): as better, and\n"
+    "                         from gamma 0.5 to below 1 over numeric features also at every\n"
+    "                         other step unless it orders them clearly worse\n"
     "  --history FILE         warm-start every search from every problem of FILE (same format\n"
     "                         and feature columns)\n"
     "  --history-others       warm-start from the table's other problems (leave-one-out)\n"
@@ -396,7 +398,7 @@ Settings parse_settings(int argc, char **argv) {
     s.engine.bowl_mean_sd = parse_double("--bowl-mean", *v, 0, 10);
   if (auto v = args.value("time-model")) s.engine.time_model = parse_time_model("--time-model", *v);
   if (auto v = args.value("history-time-model"))
-    s.engine.history_time_model = parse_time_model("--history-time-model", *v);
+    s.engine.history_time_model = parse_time_model("--history-time-model", *v, false);
   s.engine.predictions = false;
   s.json = args.flag("json");
   s.trace = args.flag("trace");

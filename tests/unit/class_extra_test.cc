@@ -243,6 +243,7 @@ TEST(ClassExtra, TheModelsKeysRead) {
   EXPECT_FALSE(class_extra(with_extra(R"({"input_warping":false})")).input_warping);
   EXPECT_EQ(class_extra(with_extra(R"({"time_model":"yes"})")).time_model, TimeModel::yes);
   EXPECT_EQ(class_extra(with_extra(R"({"time_model":"auto"})")).time_model, TimeModel::automatic);
+  EXPECT_EQ(class_extra(with_extra(R"({"time_model":"better"})")).time_model, TimeModel::better);
   EXPECT_TRUE(class_extra(with_extra(R"({"time_modelled":true})")).time_modelled);
   // Written and read back: the last model step's use of the time model is kept.
   ClassExtra x = class_extra(with_extra(R"({"time_model":"auto"})"));

@@ -75,10 +75,11 @@ TEST(EngineConf, BadValuesFailClosed) {
   EXPECT_EQ(Conf::load_text("LinearTrend=auto\n").engine.linear_trend, Trend::automatic);
   EXPECT_EQ(Conf::load_text("LinearTrend=off\n").engine.linear_trend, Trend::no);
   EXPECT_EQ(conf_error("TimeModel=maybe\n"),
-            "autotune.conf:1: TimeModel: 'maybe' is not allowed; allowed: auto, yes, no (or "
+            "autotune.conf:1: TimeModel: 'maybe' is not allowed; allowed: auto, better, yes, no (or "
             "true, false, 1, 0, on, off)");
   EXPECT_EQ(Conf::load_text("TimeModel=yes\n").engine.time_model, TimeModel::yes);
   EXPECT_EQ(Conf::load_text("TimeModel=auto\n").engine.time_model, TimeModel::automatic);
+  EXPECT_EQ(Conf::load_text("TimeModel=better\n").engine.time_model, TimeModel::better);
   EXPECT_EQ(conf_error("Kernel=sum\n"),
             "autotune.conf:1: Kernel: 'sum' is not a kernel; allowed: ard, additive, ard+additive");
   EXPECT_EQ(conf_error("BatchMode=greedy\n"),

@@ -467,6 +467,70 @@ TEST(TimeModel, AKnownFactorIsNotLearntAndAutomaticChoosesTheModelThatOrdersTheT
   EXPECT_FALSE(used);
 }
 
+TEST(TimeModel, FromGammaHalfToBelowOneAutomaticAlsoTakesTurns) {
+  const Priced g;
+  // The same trials for every choice: configurations spread over the grid, scored as run time x
+  // the square root of the factor, so that neither model orders them clearly better.
+  std::vector<Observation> trials;
+  for (size_t k = 0; k < 10; ++k) {
+    const size_t i = (k * 37 + 5) % g.cs.size();
+    trials.push_back(Observation::ok(i, g.time(i) * std::sqrt((*g.f)[i])));
+  }
+  // Whether the step after the first n trials models the run times.
+  auto time_modelled = [&](const CandidateSet &cs, EngineOptions::TimeModel m, double gamma, size_t n) {
+    EngineOptions o;
+    o.seed = 3;
+    o.stop.budget = 0;
+    o.gamma = gamma;
+    o.time_model = m;
+    o.score_factor = g.f;
+    return propose(cs, {trials.begin(), trials.begin() + static_cast<std::ptrdiff_t>(n)}, {}, 1, o)
+        .time_modelled;
+  };
+  using M = EngineOptions::TimeModel;
+  size_t turns = 0;
+  for (size_t n = kTimeModelMinTrials; n <= trials.size(); ++n) {
+    const bool better = time_modelled(g.cs, M::better, 0.5, n);
+    const bool automatic = time_modelled(g.cs, M::automatic, 0.5, n);
+    if (n % 2 == 0) {
+      EXPECT_EQ(automatic, better) << n << " successes: an even count, the choice by concordance";
+    } else {
+      EXPECT_TRUE(automatic || !better) << n;
+      turns += automatic && !better;
+    }
+    // Below gamma 0.5 and at gamma 1 there are no turns.
+    for (double gamma : {0.25, 1.0})
+      EXPECT_EQ(time_modelled(g.cs, M::automatic, gamma, n), time_modelled(g.cs, M::better, gamma, n))
+          << n << " at gamma " << gamma;
+  }
+  EXPECT_FALSE(automatic_time_model_turns(0.49, false));
+  EXPECT_TRUE(automatic_time_model_turns(0.5, false));
+  EXPECT_TRUE(automatic_time_model_turns(0.99, false));
+  EXPECT_FALSE(automatic_time_model_turns(1, false));
+  EXPECT_FALSE(automatic_time_model_turns(0.75, true));
+  EXPECT_GT(turns, 0u) << "an odd count lets the time model propose where concordance alone would not";
+  // Nor with a categorical feature.
+  FeatureColumn fx{"x", Scale::linear, {}, {}}, fy{"y", Scale::linear, {}, {}};
+  FeatureColumn fc{"kind", Scale::categorical, {}, {}};
+  for (size_t i = 0; i < g.cs.size(); ++i) {
+    fx.numbers.push_back(g.x[i]);
+    fy.numbers.push_back(g.y[i]);
+    fc.labels.push_back(i % 2 ? "a" : "b");
+  }
+  const CandidateSet mixed({fx, fy, fc});
+  for (size_t n = kTimeModelMinTrials; n <= trials.size(); ++n)
+    EXPECT_EQ(time_modelled(mixed, M::automatic, 0.5, n), time_modelled(mixed, M::better, 0.5, n)) << n;
+  // Scores that do not follow the factor at all (the smooth run time alone): the score model
+  // orders them (nearly) right, the time model, which adds the factor back, far worse, and gets
+  // no turn.
+  trials.clear();
+  for (size_t k = 0; k < 41; ++k) {
+    const size_t i = (k * 37 + 5) % g.cs.size();
+    trials.push_back(Observation::ok(i, g.time(i)));
+  }
+  for (size_t n = 35; n <= trials.size(); n += 2) EXPECT_FALSE(time_modelled(g.cs, M::automatic, 0.5, n)) << n;
+}
+
 TEST(TimeModel, BadFactorsAreRefused) {
   const Grid g(4);
   EngineOptions o;
@@ -485,11 +549,13 @@ TEST(TimeModel, BadFactorsAreRefused) {
   EXPECT_THROW(propose(g.cs, done, {}, 1, o), Error);
   EXPECT_EQ(parse_time_model("--time-model", "auto"), EngineOptions::TimeModel::automatic);
   EXPECT_EQ(parse_time_model("--time-model", "off"), EngineOptions::TimeModel::no);
+  EXPECT_EQ(parse_time_model("--time-model", "better"), EngineOptions::TimeModel::better);
+  EXPECT_STREQ(time_model_name(EngineOptions::TimeModel::better), "better");
   try {
     parse_time_model("--time-model", "maybe");
     FAIL();
   } catch (const Error &e) {
     EXPECT_STREQ(e.what(),
-                 "--time-model: 'maybe' is not allowed; allowed: auto, yes, no (or true, false, 1, 0, on, off)");
+                 "--time-model: 'maybe' is not allowed; allowed: auto, better, yes, no (or true, false, 1, 0, on, off)");
   }
 }

@@ -84,10 +84,12 @@ for k in -1 11 x; do
   expect_fail "bad bowl mean $k" "^autotune replay: --bowl-mean: '$k' is (out of range|not a number); allowed: a number from 0 to 10$" \
     $r --table "$good" --bowl-mean "$k"
 done
-expect_fail "bad time model" "^autotune replay: --time-model: 'maybe' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
+expect_fail "bad time model" "^autotune replay: --time-model: 'maybe' is not allowed; allowed: auto, better, yes, no \(or true, false, 1, 0, on, off\)$" \
   $r --table "$good" --time-model maybe
 expect_fail "bad history time model" "^autotune replay: --history-time-model: 'often' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
   $r --table "$good" --history-others --history-time-model often
+expect_fail "the warm start's time bases have no 'better'" "^autotune replay: --history-time-model: 'better' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
+  $r --table "$good" --history-others --history-time-model better
 expect_fail "bad initial design" "^autotune replay: --initial: 'some' is not a whole number; allowed: a whole number from 1 to 1000, or auto$" \
   $r --table "$good" --initial some
 expect_fail "unknown kernel" "^autotune replay: --kernel: 'sum' is not a kernel; allowed: ard, additive, ard\+additive$" \

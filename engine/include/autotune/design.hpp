@@ -114,6 +114,17 @@ constexpr double kSmallDesignGammaHigh = 0.5;
 // time model").
 constexpr double kTimeModelMargin = 0.3;
 constexpr std::size_t kTimeModelMinTrials = 4;
+// From gamma kTimeModelTurnsGammaLow to below 1, over numeric features only,
+// TimeModel::automatic also lets the time model take turns with the score model: at a step with
+// an odd number of successful trials it is used unless its concordance falls below the score
+// model's by more than kTimeModelMargin.  Chosen against the choice by concordance alone and
+// against plain turns (no such floor) at gamma 0.25, 0.5 and 0.75 on scout-dev.csv,
+// bench/synthetic-table seeds 1 and 2 and generated folds 1 and 2 (there the categorical shapes
+// lost with turns, and at gamma 0.25 the cliff shape and scout-dev.csv); checked on synthetic
+// seeds 7-10, scout-dev.csv seeds 51-150 and folds 3 and 4 (bench/README.md, "The time model
+// by turns").
+constexpr double kTimeModelTurnsGammaLow = 0.5;
+bool automatic_time_model_turns(double gamma, bool categorical);
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
@@ -265,7 +276,11 @@ struct EngineOptions {
   //   models are fitted and the time model is used when its leave-one-out predictions order the
   //   successful trials better than the score model's by more than kTimeModelMargin (Kendall's
   //   concordance, from -1 to 1); a run time that falls faster than the rate rises (a data set
-  //   that fits in memory only on dear nodes) is modelled better as a score, and keeps it;
+  //   that fits in memory only on dear nodes) is modelled better as a score, and keeps it.
+  //   From gamma 0.5 to below 1 over numeric features the time model also takes every other
+  //   step (automatic_time_model_turns()) unless it orders the trials worse by more than the
+  //   margin;
+  // - better: as automatic without the turns;
   // - yes: the time model whenever score_factor is given; no: never.
   // Chosen by bench/engine-cv and replay (bench/README.md, "The time model").
   using TimeModel = autotune::TimeModel;  // gp_options.hpp

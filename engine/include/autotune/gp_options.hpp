@@ -35,12 +35,14 @@ const char *trend_name(Trend t);  // "no", "yes", "auto"
 Trend parse_trend(std::string_view field, std::string_view value);
 
 // Whether the search models the run time rather than the score (EngineOptions::time_model,
-// design.hpp): no, automatic (when it orders the trials better), or yes.
-enum class TimeModel { no, automatic, yes };
-// (In design.cc.)  "no", "auto", "yes"; parse_time_model() takes auto or a boolean (yes, no,
-// true, false, 1, 0, on, off), else Error(invalid_argument) naming `field`.
+// design.hpp): no; better (when it orders the trials better); automatic (when it orders them
+// better, and from gamma 0.5 to below 1 also by turns); or yes.
+enum class TimeModel { no, automatic, better, yes };
+// (In design.cc.)  "no", "auto", "better", "yes"; parse_time_model() takes auto, better (unless
+// !with_better: the warm start's time bases have no such choice) or a boolean (yes, no, true,
+// false, 1, 0, on, off), else Error(invalid_argument) naming `field` and the allowed values.
 const char *time_model_name(TimeModel m);
-TimeModel parse_time_model(std::string_view field, std::string_view value);
+TimeModel parse_time_model(std::string_view field, std::string_view value, bool with_better = true);
 
 struct GpHyper {
   Eigen::VectorXd log_lengthscale;  // (G)
