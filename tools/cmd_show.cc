@@ -31,12 +31,19 @@ struct ClassModelText {
 };
 // The time model (autotune.conf TimeModel): whether the class's last model step modelled the run
 // times, with each configuration's known cost per second multiplied back (never with a warm start).
-std::string time_model_text(const ClassExtra &cx) {
+std::string time_model_text(const ClassExtra &cx, double gamma) {
   if (cx.time_model == TimeModel::no) return "";
   if (!cx.history.empty()) return ", scores modelled (with a warm start)";
   if (cx.time_model == TimeModel::yes) return ", run times modelled (TimeModel=yes)";
-  return cx.time_modelled ? ", run times modelled (auto: they order the trials better than the scores)"
-                          : ", scores modelled (auto: run times once their model orders the trials better)";
+  // Whether the two models take turns (design.hpp): a class's space has numeric features only
+  // (CandidateSet::from_candidates), so its gamma decides.
+  const bool turns = cx.time_model == TimeModel::automatic && automatic_time_model_turns(gamma, false);
+  const std::string rule = cx.time_model == TimeModel::better ? "better" : "auto";
+  if (turns)
+    return cx.time_modelled ? ", run times modelled (auto: by turns with the scores, or as they order the trials better)"
+                            : ", scores modelled (auto: run times by turns, or once their model orders the trials better)";
+  return cx.time_modelled ? ", run times modelled (" + rule + ": they order the trials better than the scores)"
+                          : ", scores modelled (" + rule + ": run times once their model orders the trials better)";
 }
 
 ClassModelText model_text(const ClassRecord &c, const ClassExtra &cx) {
@@ -47,7 +54,7 @@ ClassModelText model_text(const ClassRecord &c, const ClassExtra &cx) {
   ClassModelText v;
   v.model = std::string(kernel_name(cx.kernel)) + " kernel" + (cx.input_warping ? ", input warping" : "") +
             (linear ? ", linear term" : ", no linear term") + (cx.linear_trend == Trend::automatic ? why : "") +
-            time_model_text(cx);
+            time_model_text(cx, c.settings.gamma);
   v.proposals = (e == Explore::none       ? std::string("expected improvement")
                  : e == Explore::thompson ? std::string("Thompson sampling")
                                           : std::string(explore_name(e))) +
