@@ -35,6 +35,13 @@ struct Grid {
   double score(size_t i, double a = 3, double b = 7) const {
     return 1.0 + 0.1 * ((x[i] - a) * (x[i] - a) + (y[i] - b) * (y[i] - b));
   }
+  // The same grid with a categorical feature beside (alternating "a" and "b").
+  CandidateSet with_kind() const {
+    FeatureColumn fx{"x", Scale::linear, x, {}}, fy{"y", Scale::linear, y, {}};
+    FeatureColumn fc{"kind", Scale::categorical, {}, {}};
+    for (size_t i = 0; i < cs.size(); ++i) fc.labels.push_back(i % 2 ? "a" : "b");
+    return CandidateSet({fx, fy, fc});
+  }
 };
 
 std::vector<Observation> run(const Grid &g, const EngineOptions &o, size_t trials,
@@ -342,14 +349,7 @@ TEST(Propose, TheColdBowlPriorMeanIsFittedToTheTrials) {
   EXPECT_LT(falling_on, falling_off * 0.99) << falling_on << " against " << falling_off;
 
   // With a categorical feature the bowl is off: the same predictions as without it.
-  FeatureColumn fx{"x", Scale::linear, {}, {}}, fy{"y", Scale::linear, {}, {}};
-  FeatureColumn fc{"kind", Scale::categorical, {}, {}};
-  for (size_t i = 0; i < g.cs.size(); ++i) {
-    fx.numbers.push_back(g.x[i]);
-    fy.numbers.push_back(g.y[i]);
-    fc.labels.push_back(i % 2 ? "a" : "b");
-  }
-  const CandidateSet mixed({fx, fy, fc});
+  const CandidateSet mixed = g.with_kind();
   EXPECT_EQ(predicted_after_inner_trials(mixed, g.x, g.y, bowl, 0.5, corner),
             predicted_after_inner_trials(mixed, g.x, g.y, bowl, 0.0, corner));
 
@@ -510,14 +510,7 @@ TEST(TimeModel, FromGammaHalfToBelowOneAutomaticAlsoTakesTurns) {
   EXPECT_FALSE(automatic_time_model_turns(0.75, true));
   EXPECT_GT(turns, 0u) << "an odd count lets the time model propose where concordance alone would not";
   // Nor with a categorical feature.
-  FeatureColumn fx{"x", Scale::linear, {}, {}}, fy{"y", Scale::linear, {}, {}};
-  FeatureColumn fc{"kind", Scale::categorical, {}, {}};
-  for (size_t i = 0; i < g.cs.size(); ++i) {
-    fx.numbers.push_back(g.x[i]);
-    fy.numbers.push_back(g.y[i]);
-    fc.labels.push_back(i % 2 ? "a" : "b");
-  }
-  const CandidateSet mixed({fx, fy, fc});
+  const CandidateSet mixed = g.with_kind();
   for (size_t n = kTimeModelMinTrials; n <= trials.size(); ++n)
     EXPECT_EQ(time_modelled(mixed, M::automatic, 0.5, n), time_modelled(mixed, M::better, 0.5, n)) << n;
   // Scores that do not follow the factor at all (the smooth run time alone): the score model
