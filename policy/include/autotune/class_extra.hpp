@@ -76,9 +76,9 @@ struct ClassExtra {
   // takes the engine's default, automatic (by the class's gamma).
   Explore explore = Explore::automatic;
   // The time model (autotune.conf TimeModel; EngineOptions::time_model, stored as
-  // time_model_name(): "auto", "yes", "no"); a class created before the key was stored reads as
-  // "no", the model it began with.  And whether the class's last proposal used it
-  // (Proposal::time_modelled; for autotune show).  "no" also turns off the warm start's time
+  // time_model_name(): "auto", "better", "yes", "no"); a class created before the key was
+  // stored reads as "no", the model it began with.  And whether the class's last proposal used
+  // it (Proposal::time_modelled; for autotune show).  "no" also turns off the warm start's time
   // bases (EngineOptions::history_time_model).
   TimeModel time_model = TimeModel::automatic;
   bool time_modelled = false;
