@@ -176,12 +176,12 @@ ClassExtra class_extra(const ClassRecord &c) {
     if (j.contains("history_coherence")) x.history_coherence = j.at("history_coherence").get<double>();
     x.history_top_failed = j.value("history_top_failed", false);
     // The initial design's size: a count, or "auto" (by the objective); a class created before
-    // every class stored it read as 3.
+    // every class stored it read as 3.  Any other JSON value (2.5, true, [3]) is read as its text,
+    // which the parser refuses.
     x.initial_trials = kInitialTrials;
     if (j.contains("initial_trials")) {
       const json &t = j.at("initial_trials");
-      x.initial_trials = parse_initial_trials(
-          "initial_trials", t.is_string() ? t.get<std::string>() : std::to_string(t.get<std::int64_t>()));
+      x.initial_trials = parse_initial_trials("initial_trials", t.is_string() ? t.get<std::string>() : t.dump());
     }
     // The model's keys; a class created before they were searched with input warping, no
     // linear term, ard and EI alone (class_extra.hpp).

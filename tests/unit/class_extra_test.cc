@@ -271,7 +271,8 @@ TEST(ClassExtra, TheInitialDesignsSizeReads) {
   EXPECT_EQ(a.engine_options(0.5).effective_initial_trials(false), kSmallDesign);
   EXPECT_EQ(a.engine_options(1).effective_initial_trials(false), kInitialTrials);
   for (const char *bad : {R"({"initial_trials":0})", R"({"initial_trials":"some"})",
-                          R"({"initial_trials":1001})", R"({"initial_trials":[3]})"}) {
+                          R"({"initial_trials":1001})", R"({"initial_trials":[3]})",
+                          R"({"initial_trials":2.5})", R"({"initial_trials":true})"}) {
     try {
       class_extra(with_extra(bad));
       ADD_FAILURE() << "a damaged initial_trials was read: " << bad;
