@@ -9,6 +9,7 @@
 #include "autotune/gp.hpp"
 #include "autotune/rng.hpp"
 #include "autotune/units.hpp"
+#include "autotune/vector_math.hpp"
 
 namespace autotune {
 namespace {
@@ -284,12 +285,12 @@ std::vector<double> rgpe_weights(const std::vector<Eigen::VectorXd> &base_mean,
   std::vector<Eigen::VectorXd> sd(models);
   for (std::size_t b = 0; b < models; ++b)
     sd[b] = (b == nb ? loo_var : base_var[b]).head(y.size()).cwiseMax(0.0).cwiseSqrt();
-  Eigen::VectorXd t(y.size());
+  Eigen::VectorXd t(y.size()), z(y.size());
   for (int k = 0; k < samples; ++k)
     for (std::size_t b = 0; b < models; ++b) {
       const Eigen::VectorXd &m = b == nb ? loo_mean : base_mean[b];
-      for (Eigen::Index j = 0; j < y.size(); ++j)
-        t[ranking.position(j)] = m[j] + sd[b][j] * rng.normal();
+      fill_normal(rng, z.data(), static_cast<std::size_t>(y.size()));
+      for (Eigen::Index j = 0; j < y.size(); ++j) t[ranking.position(j)] = m[j] + sd[b][j] * z[j];
       loss[b][static_cast<std::size_t>(k)] = ranking.sorted(t);
     }
   // Weight dilution: drop a base whose median loss is above the target's 95th percentile.
