@@ -92,7 +92,8 @@ TEST_F(VectorMath, FillNormalDrawsWhatRngNormalDraws) {
       fill_normal(a, z.data(), n);
       for (std::size_t i = 0; i < n; ++i) {
         const double want = b.normal();
-        EXPECT_NEAR(z[i], want, 1e-12 * (1 + std::fabs(want))) << name << ", draw " << i << " of " << n;
+        EXPECT_NEAR(z[i], want, 1e-12 * (1 + std::fabs(want)))
+            << name << ", draw " << i << " of " << n;
       }
       EXPECT_EQ(z[n], 99.0) << name << ": nothing written past n";
       EXPECT_EQ(a.next(), b.next()) << name << ", n = " << n;
