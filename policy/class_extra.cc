@@ -181,7 +181,8 @@ ClassExtra class_extra(const ClassRecord &c) {
     x.initial_trials = kInitialTrials;
     if (j.contains("initial_trials")) {
       const json &t = j.at("initial_trials");
-      x.initial_trials = parse_initial_trials("initial_trials", t.is_string() ? t.get<std::string>() : t.dump());
+      x.initial_trials =
+          parse_initial_trials("initial_trials", t.is_string() ? t.get<std::string>() : t.dump());
     }
     // The model's keys; a class created before they were searched with input warping, no
     // linear term, ard and EI alone (class_extra.hpp).
