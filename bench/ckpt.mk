@@ -4,4 +4,5 @@
 noinst_PROGRAMS += bench/ssp_ckpt_bench
 bench_ssp_ckpt_bench_SOURCES = bench/ssp_ckpt_bench.cc
 bench_ssp_ckpt_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
+bench_ssp_ckpt_bench_LDFLAGS = $(NO_WRAPPER_FLAGS)
 bench_ssp_ckpt_bench_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)

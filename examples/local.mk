@@ -13,10 +13,12 @@ EXAMPLE_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
 noinst_PROGRAMS += examples/logreg examples/logreg_allreduce examples/mf
 examples_logreg_SOURCES = examples/logreg.cc
 examples_logreg_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+examples_logreg_LDFLAGS = $(NO_WRAPPER_FLAGS)
 examples_logreg_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 
 examples_logreg_allreduce_SOURCES = examples/logreg_allreduce.cc
 examples_logreg_allreduce_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+examples_logreg_allreduce_LDFLAGS = $(NO_WRAPPER_FLAGS)
 examples_logreg_allreduce_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 
 # The dense model, built once for the mlp programs and bench/gemm_rate.
@@ -27,13 +29,16 @@ examples_libmlp_la_CXXFLAGS = $(AM_CXXFLAGS) $(EXAMPLES_ARCH_CXXFLAGS)
 noinst_PROGRAMS += examples/mlp examples/mlp_allreduce
 examples_mlp_SOURCES = examples/mlp.cc
 examples_mlp_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+examples_mlp_LDFLAGS = $(NO_WRAPPER_FLAGS)
 examples_mlp_LDADD = examples/libmlp.la examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 examples_mlp_allreduce_SOURCES = examples/mlp_allreduce.cc
 examples_mlp_allreduce_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+examples_mlp_allreduce_LDFLAGS = $(NO_WRAPPER_FLAGS)
 examples_mlp_allreduce_LDADD = examples/libmlp.la examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 
 examples_mf_SOURCES = examples/mf.cc
 examples_mf_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+examples_mf_LDFLAGS = $(NO_WRAPPER_FLAGS)
 examples_mf_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 EXTRA_DIST += examples/ssp_hello.cc
 

@@ -28,6 +28,7 @@ EXTRA_DIST += python/slurm_autotune/__init__.py
 check_PROGRAMS += tests/unit/report_test
 tests_unit_report_test_SOURCES = tests/unit/report_test.cc
 tests_unit_report_test_CPPFLAGS = -I$(top_srcdir)/report/include $(GTEST_CFLAGS)
+tests_unit_report_test_LDFLAGS = $(NO_WRAPPER_FLAGS)
 tests_unit_report_test_LDADD = report/libautotune_report.la $(GTEST_LIBS)
 TESTS += tests/unit/report_test tests/unit/autotune_report.sh tests/unit/slurm_autotune_test.py
 EXTRA_DIST += tests/unit/autotune_report.sh tests/unit/slurm_autotune_test.py

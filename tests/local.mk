@@ -18,5 +18,6 @@ tests_mpi_allreduce_hosts_LDADD = $(MPI_LIBS)
 noinst_PROGRAMS += tests/mpi/ssp_check
 tests_mpi_ssp_check_SOURCES = tests/mpi/ssp_check.cc
 tests_mpi_ssp_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS)
+tests_mpi_ssp_check_LDFLAGS = $(NO_WRAPPER_FLAGS)
 tests_mpi_ssp_check_LDADD = libssp/libssp.la $(MPI_LIBS)
 EXTRA_DIST += tests/mpi/ssp.test tests/mpi/ssp_examples.test tests/mpi/ssp_tier.test
