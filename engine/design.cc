@@ -463,7 +463,13 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
       throw_invalid("propose: the warm start was prepared for " +
                     std::to_string(o.history->candidates) + " candidates, not " + std::to_string(n));
     const std::size_t started = done.size() + pending.size();
-    const std::size_t picks = o.effective_history_picks();
+    // The picks end at the first failed trial: a history whose best configurations break one of
+    // the problem's limits picks no more of them (bench/README.md, "The history's picks end at
+    // the first failure").
+    std::size_t picks = o.effective_history_picks();
+    if (started < picks &&
+        std::any_of(done.begin(), done.end(), [](const Observation &d) { return d.failed; }))
+      picks = started;
     const double confirm = o.effective_history_confirm();
     // EngineOptions::history_doubt: one more space-filling trial after the design (one of this
     // step's, when it proposes a batch), unless the history's combined mean passes the

@@ -797,6 +797,35 @@ TEST(WarmStart, InTheLinearBandTheHistoryPicksNoDesignTrial) {
   EXPECT_EQ(propose(g.cs, {}, {}, 1, one).indices, std::vector<size_t>{g.argmin(3, 7)});
 }
 
+// The history's picks end at the first one that fails: the next trial is the design's, away from
+// the history's optimum, where a pick that ran is followed by the history's next pick beside it.
+TEST(WarmStart, TheHistorysPicksEndAtTheFirstFailure) {
+  const Grid g(12);
+  const size_t best = g.argmin(3, 7);
+  auto dist2 = [&](size_t i) {
+    const double dx = g.x[i] - g.x[best], dy = g.y[i] - g.y[best];
+    return dx * dx + dy * dy;
+  };
+  for (double gamma : {0.5, 1.0}) {
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      EngineOptions warm;
+      warm.gamma = gamma;
+      warm.seed = seed;
+      warm.history_picks = 3;
+      warm.history = prepare_warm_start(g.cs, {full_history(g, 3, 7, "a")}, warm);
+      const Proposal first = propose(g.cs, {}, {}, 1, warm);
+      ASSERT_EQ(first.indices, std::vector<size_t>{best})
+          << "gamma " << gamma << ", seed " << seed;
+      const Proposal after_ok = propose(g.cs, {Observation::ok(best, 1.0)}, {}, 1, warm);
+      ASSERT_EQ(after_ok.indices.size(), 1u);
+      EXPECT_LE(dist2(after_ok.indices[0]), 2.0) << "gamma " << gamma << ", seed " << seed;
+      const Proposal after_fail = propose(g.cs, {Observation::failure(best)}, {}, 1, warm);
+      ASSERT_EQ(after_fail.indices.size(), 1u);
+      EXPECT_GE(dist2(after_fail.indices[0]), 16.0) << "gamma " << gamma << ", seed " << seed;
+    }
+  }
+}
+
 TEST(WarmStart, MisorderingHistoryEarnsNoPickBeyondTheFirst) {
   // A history whose optimum is in the opposite corner, and the target's own table shuffled:
   // whenever the history's combined mean orders the first two trials wrongly, the third trial is

@@ -210,9 +210,10 @@ struct EngineOptions {
   // its mean orders the target's trials better than a random order at this many standard
   // deviations of Kendall's test (0: no gate).
   double history_gate = 1.645;  // chosen by bench/engine-cv (bench/README.md)
-  // With a warm start, the first history_picks trials are the history's; the rest of the
-  // initial design (up to initial_trials) is space-filling (0: the whole initial design, the
-  // history acts through its weights only; >= initial_trials: the history replaces the design).
+  // With a warm start, the first history_picks trials are the history's, until one of them
+  // fails; the rest of the initial design (up to initial_trials) is space-filling (0: the whole
+  // initial design, the history acts through its weights only; >= initial_trials: the history
+  // replaces the design).
   // Unset: by the objective, 1, or 0 for kHistoryDesignGammaLow <= gamma <=
   // kHistoryDesignGammaHigh (effective_history_picks()).
   std::optional<std::size_t> history_picks;  // chosen by bench/engine-cv (bench/README.md)

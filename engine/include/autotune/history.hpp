@@ -31,8 +31,9 @@
 // So a history that orders the target's trials no better than chance (an unrelated or shuffled
 // one) has no weight and the proposal is the cold search's; as the target's own model grows
 // better, the bases lose the draws and their weight.  The history's models pick the first
-// EngineOptions::history_picks trials (the untried candidates with the lowest ensemble mean,
-// the bases weighted equally, weighted by the probability that they run when trials failed);
+// EngineOptions::history_picks trials, until one of them fails (the untried candidates with
+// the lowest ensemble mean, the bases weighted equally, weighted by the probability that they
+// run when trials failed);
 // the rest of the initial design is the maximin subset with them (design.hpp), so the target's
 // model and the gate also see trials the history did not choose -- unless the history earns
 // them (EngineOptions::history_confirm, default 1): before each later design trial, the
