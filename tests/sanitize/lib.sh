@@ -62,7 +62,7 @@ sanitized_configure() {
     say "$dir was configured with other settings than: $want; remove it (rm -rf $dir) and run again"
     return 1
   fi
-  (cd "$dir" && step "$top/configure" --prefix="$dir/inst" --with-slurm-user=root "$@" \
+  (cd "$dir" && step ${CONFIG_SHELL:+"$CONFIG_SHELL"} "$top/configure" --prefix="$dir/inst" --with-slurm-user=root "$@" \
     CC="$cc" CXX="$cxx" CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="$ldflags" >"$dir/configure.out" 2>&1) \
     || { tail -n 20 "$dir/configure.out" >&2; return 1; }
   printf '%s\n' "$want" >"$dir/sanitize.settings"
