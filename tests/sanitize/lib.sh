@@ -1,7 +1,6 @@
 # The sanitizer runs of scripts/test (--sanitize, --tsan).  Sourced by scripts/test after
-# scripts/lib.sh: uses $top, $AUTOTUNE_BUILD, step, say, unit_tests, objects_with, at_O0,
-# objects_at_O0, make_var, $unsanitized_tests and
-# the passed/failed counts.
+# scripts/lib.sh: uses $top, $AUTOTUNE_BUILD, step, configure_cmd, say, unit_tests,
+# objects_with, at_O0, objects_at_O0, make_var, $unsanitized_tests and the passed/failed counts.
 # shellcheck shell=bash
 
 # -g1: line tables only, all a sanitizer's stack trace needs (file:line), and a faster build than
@@ -62,7 +61,7 @@ sanitized_configure() {
     say "$dir was configured with other settings than: $want; remove it (rm -rf $dir) and run again"
     return 1
   fi
-  (cd "$dir" && step ${CONFIG_SHELL:+"$CONFIG_SHELL"} "$top/configure" --prefix="$dir/inst" --with-slurm-user=root "$@" \
+  (cd "$dir" && step "${configure_cmd[@]}" --prefix="$dir/inst" --with-slurm-user=root "$@" \
     CC="$cc" CXX="$cxx" CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="$ldflags" >"$dir/configure.out" 2>&1) \
     || { tail -n 20 "$dir/configure.out" >&2; return 1; }
   printf '%s\n' "$want" >"$dir/sanitize.settings"
