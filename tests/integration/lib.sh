@@ -43,8 +43,9 @@ wait_job() {
   for i in $(seq $((t * 5))); do
     st=$(job_field "$id" JobState)
     case "$st" in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED) echo "$st"; return 0 ;; esac
-    # A job slurmctld does not know (purged, or lost with its state) never ends: say so at once.
-    if [ -z "$st" ] && scontrol show job "$id" 2>&1 | grep -q "Invalid job id"; then echo GONE; return 1; fi
+    # A job slurmctld does not know (purged, lost with its state, or never submitted: an empty
+    # array id gives "_1", "Job 0_1 not found") never ends: say so at once.
+    if [ -z "$st" ] && scontrol show job "$id" 2>&1 | grep -qE "Invalid job id|^Job [0-9_]+ not found"; then echo GONE; return 1; fi
     sleep 0.2
   done
   echo "${st:-UNKNOWN}(timeout)"; return 1
