@@ -90,6 +90,14 @@ bool automatic_linear_trend(double gamma) {
   return (gamma >= kLinearGammaLow && gamma <= kLinearGammaHigh) || gamma < kLinearLowGammaBelow;
 }
 
+bool automatic_time_linear_trend(double gamma) {
+  return automatic_linear_trend(gamma) || (gamma > kLinearGammaHigh && gamma < 1);
+}
+
+double automatic_feasibility_power(double gamma) {
+  return gamma >= kFeasibilityPowerGammaLow && gamma < 1 ? kFeasibilityPowerAuto : 1.0;
+}
+
 bool automatic_time_model_turns(double gamma, bool categorical) {
   return gamma >= kTimeModelTurnsGammaLow && gamma < 1 && !categorical;
 }
@@ -163,6 +171,16 @@ bool EngineOptions::effective_linear_trend() const {
   return automatic_linear_trend(gamma);
 }
 
+bool EngineOptions::effective_time_linear_trend() const {
+  if (time_linear_trend != Trend::automatic) return time_linear_trend == Trend::yes;
+  if (linear_trend != Trend::automatic) return linear_trend == Trend::yes;
+  return automatic_time_linear_trend(gamma);
+}
+
+double EngineOptions::effective_feasibility_power() const {
+  return feasibility_power ? *feasibility_power : automatic_feasibility_power(gamma);
+}
+
 std::size_t EngineOptions::effective_history_picks() const {
   if (history_picks) return *history_picks;
   return automatic_history_design(gamma) ? 1 : 0;
@@ -207,8 +225,8 @@ void EngineOptions::validate() const {
                   "' must be from 0 to 10");
   if (!(history_gate >= 0 && history_gate <= 10))
     throw_invalid("the history gate '" + format_double(history_gate) + "' must be from 0 to 10");
-  if (!(feasibility_power >= 1 && feasibility_power <= 64))
-    throw_invalid("the power of the probability of running '" + format_double(feasibility_power) +
+  if (feasibility_power && !(*feasibility_power >= 1 && *feasibility_power <= 64))
+    throw_invalid("the power of the probability of running '" + format_double(*feasibility_power) +
                   "' must be from 1 to 64");
   if (!(bowl_mean_sd >= 0 && bowl_mean_sd <= 10))
     throw_invalid("the bowl prior mean's standard deviation '" + format_double(bowl_mean_sd) +

@@ -120,7 +120,10 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     Eigen::VectorXd ys, bowl;
     std::optional<GaussianProcess> gp;
   };
-  auto fit_own = [&](const Eigen::VectorXd &target) {
+  // The time model's own linear term (EngineOptions::effective_time_linear_trend()).
+  GpFitOptions tpo = gpo;
+  tpo.linear = o.effective_time_linear_trend();
+  auto fit_own = [&](const Eigen::VectorXd &target, bool time) {
     OwnModel m;
     if (own) {
       m.mean = target.mean();
@@ -131,7 +134,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     if (own && with_bowl) m.bowl = bowl_mean(cs, row_index, m.ys, o.bowl_mean_sd);
     if (own)
       m.gp.emplace(GaussianProcess::fit(
-          X, m.bowl.size() > 0 ? Eigen::VectorXd(m.ys - m.bowl(row_index)) : m.ys, cs.groups(), gpo));
+          X, m.bowl.size() > 0 ? Eigen::VectorXd(m.ys - m.bowl(row_index)) : m.ys, cs.groups(),
+          time ? tpo : gpo));
     return m;
   };
   // The time model's log f per candidate, when it may be used.
@@ -148,7 +152,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   }
   OwnModel own_model;
   if (log_factor.empty()) {
-    own_model = fit_own(y);
+    own_model = fit_own(y, false);
   } else {
     // The log run times; a failure (Failures::impute) at the worst of them.
     Eigen::VectorXd yt(nd);
@@ -157,10 +161,10 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     for (Eigen::Index r = 0; r < nd; ++r) yt[r] = worst_t;
     for (auto r : ok_rows) yt[r] = y[r] - log_factor[static_cast<std::size_t>(row_index[static_cast<std::size_t>(r)])];
     if (o.time_model == EngineOptions::TimeModel::yes) {
-      own_model = fit_own(yt);
+      own_model = fit_own(yt, true);
       p.time_modelled = true;
     } else if (ok_rows.size() < kTimeModelMinTrials) {
-      own_model = fit_own(y);
+      own_model = fit_own(y, false);
     } else {
       // Each model's leave-one-out predictions of the log scores of the successful trials
       // (the bowl and log f added back), against the log scores: Kendall's concordance, the
@@ -184,7 +188,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       };
       // The time model when it orders the trials clearly better; from gamma 0.5 to below 1 over
       // numeric features also at every other step, unless it orders them clearly worse.
-      OwnModel score_model = fit_own(y), time_model = fit_own(yt);
+      OwnModel score_model = fit_own(y, false), time_model = fit_own(yt, true);
       const double by_time = concordance(time_model, true), by_score = concordance(score_model, false);
       const bool turn = o.time_model == EngineOptions::TimeModel::automatic &&
                         automatic_time_model_turns(o.gamma, cs.has_categorical()) && ok_rows.size() % 2 == 1;
@@ -323,7 +327,10 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     c_std = std::sqrt((c.array() - c_mean).square().mean());
     GpFitOptions cpo = gpo;
     cpo.starts = 1;
-    if (gp) cpo.first_start = gp->hyper();
+    if (gp) {
+      cpo.first_start = gp->hyper();
+      cpo.linear = gp->hyper().linear();  // the time model's may differ from the score model's
+    }
     cpo.max_iterations = std::min(cpo.max_iterations, 5);
     cgp.emplace(GaussianProcess::fit(Xc, (c.array() - c_mean) / c_std, cs.groups(), cpo));
   }
@@ -343,6 +350,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       }
     }
   }
+  const double feasibility_power = o.effective_feasibility_power();
   std::vector<double> feasible(n, -1.0);
   auto p_feasible = [&](std::size_t i) {
     if (feasible[i] < 0) {
@@ -353,7 +361,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
         const double mu = c_mean + c_std * m, sd = c_std * std::sqrt(v);
         pf = sd > 0 ? normal_cdf(mu / sd) : (mu > 0 ? 1.0 : 0.0);
         // EngineOptions::feasibility_power.
-        if (o.feasibility_power != 1) pf = std::pow(pf, o.feasibility_power);
+        if (feasibility_power != 1) pf = std::pow(pf, feasibility_power);
       }
       if (history_runs) pf *= (*history_runs)[static_cast<Eigen::Index>(i)];
       feasible[i] = pf;

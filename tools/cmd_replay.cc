@@ -84,10 +84,11 @@ const char kHelp[] =
     "  --explore-share F      share of the proposals after the initial design that explore\n"
     "                         (default 0.25, 1: all; with --explore other than none or auto)\n"
     "  --explore-collapse F   also explore when the largest EI < F x best score (default 0: off)\n"
-    "  --feasibility-power K  the failure model's probability that a configuration runs\n"
+    "  --feasibility-power K|auto\n"
+    "                         the failure model's probability that a configuration runs\n"
     "                         weights the proposals raised to the power K, from 1 to 64: above\n"
     "                         1, a likely failure is tried only for a proportionally larger\n"
-    "                         gain (default 1)\n"
+    "                         gain (default auto: 4 when 0.75 <= gamma < 1, else 1)\n"
     "  --bowl-mean SD         without a history, over numeric features only: the prior mean\n"
     "                         rises (or falls) from the centre of the space to its corners by\n"
     "                         an amount fitted to the trials, whose prior standard deviation is\n"
@@ -100,7 +101,10 @@ const char kHelp[] =
     "                         that do); better: whenever the run times' model orders the\n"
     "                         trials better than the scores'; auto (default): as better, and\n"
     "                         from gamma 0.5 to below 1 over numeric features also at every\n"
-    "                         other step unless it orders them clearly worse\n"
+    "                         other step unless it orders them clearly worse\n"    "  --time-linear-trend auto|yes|no\n"
+    "                         a linear term in the run times' model's kernel (default auto:\n"
+    "                         as --linear-trend, and with --linear-trend auto also yes when\n"
+    "                         0.75 < gamma < 1)\n"
     "  --history FILE         warm-start every search from every problem of FILE (same format\n"
     "                         and feature columns)\n"
     "  --history-others       warm-start from the table's other problems (leave-one-out)\n"
@@ -283,7 +287,7 @@ Settings parse_settings(int argc, char **argv) {
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after", "history-doubt",
                    "history-feasibility", "history-own-floor", "history-coherence",
-                   "history-top-must-run", "history-time-model", "feasibility-power", "bowl-mean", "time-model"},
+                   "history-top-must-run", "history-time-model", "feasibility-power", "time-linear-trend", "bowl-mean", "time-model"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -393,8 +397,15 @@ Settings parse_settings(int argc, char **argv) {
     s.engine.history_coherence = parse_double("--history-coherence", *v, -1, 1);
   if (auto v = args.value("history-top-must-run"))
     s.engine.history_top_must_run = parse_bool("--history-top-must-run", *v);
-  if (auto v = args.value("feasibility-power"))
-    s.engine.feasibility_power = parse_double("--feasibility-power", *v, 1, 64);
+  if (auto v = args.value("feasibility-power"); v && *v != "auto") {
+    try {
+      s.engine.feasibility_power = parse_double("--feasibility-power", *v, 1, 64);
+    } catch (const Error &e) {
+      throw_invalid(std::string(e.what()) + ", or auto");
+    }
+  }
+  if (auto v = args.value("time-linear-trend"))
+    s.engine.time_linear_trend = parse_trend("--time-linear-trend", *v);
   if (auto v = args.value("bowl-mean"))
     s.engine.bowl_mean_sd = parse_double("--bowl-mean", *v, 0, 10);
   if (auto v = args.value("time-model")) s.engine.time_model = parse_time_model("--time-model", *v);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -234,7 +235,12 @@ TEST(Propose, APowerOfTheProbabilityOfRunningFailsFewerTrials) {
   // A likely failure is taken only for a gain eight powers larger: fewer wasted trials.
   const size_t plain = failures(1.0), weighted = failures(8.0);
   EXPECT_LT(weighted, plain) << weighted << " against " << plain << " failed trials";
-  EXPECT_EQ(EngineOptions{}.feasibility_power, 1.0);  // constrained EI as published
+  // By default, constrained EI as published at gamma 1 and below 0.75, the power
+  // kFeasibilityPowerAuto from 0.75 to below 1.
+  EXPECT_FALSE(EngineOptions{}.feasibility_power.has_value());
+  for (double gamma : {0.0, 0.5, 0.74, 1.0}) EXPECT_EQ(automatic_feasibility_power(gamma), 1.0) << gamma;
+  for (double gamma : {0.75, 0.9, 0.99})
+    EXPECT_EQ(automatic_feasibility_power(gamma), kFeasibilityPowerAuto) << gamma;
   EngineOptions o;
   for (double bad : {0.5, 65.0, std::nan("")}) {
     o.feasibility_power = bad;
@@ -247,6 +253,30 @@ TEST(Propose, APowerOfTheProbabilityOfRunningFailsFewerTrials) {
           << e.what();
     }
   }
+}
+
+TEST(Propose, BetweenGammaThreeQuartersAndOneTheDefaultPowerIsFour) {
+  const Grid g(10);
+  auto fails = [&](size_t i) { return g.x[i] <= 4; };
+  auto searched = [&](double gamma, std::optional<double> power) {
+    EngineOptions o;
+    o.stop.budget = 0;
+    o.seed = 2;
+    o.gamma = gamma;
+    o.feasibility_power = power;
+    return indices(run(g, o, 16, fails));
+  };
+  // The default is the power 4 at gamma 0.9 and 1 at gamma 1 and 0.5, trial for trial; and
+  // the power changes the search, so the comparisons can fail.
+  EXPECT_EQ(searched(0.9, std::nullopt), searched(0.9, 4.0));
+  EXPECT_NE(searched(0.9, 1.0), searched(0.9, 4.0));
+  EXPECT_EQ(searched(1.0, std::nullopt), searched(1.0, 1.0));
+  EXPECT_EQ(searched(0.5, std::nullopt), searched(0.5, 1.0));
+  EngineOptions o;
+  o.gamma = 0.8;
+  EXPECT_EQ(o.effective_feasibility_power(), kFeasibilityPowerAuto);
+  o.feasibility_power = 2;
+  EXPECT_EQ(o.effective_feasibility_power(), 2.0);
 }
 
 TEST(Propose, StoppingRulesInsidePropose) {
@@ -522,6 +552,51 @@ TEST(TimeModel, FromGammaHalfToBelowOneAutomaticAlsoTakesTurns) {
     trials.push_back(Observation::ok(i, g.time(i)));
   }
   for (size_t n = 35; n <= trials.size(); n += 2) EXPECT_FALSE(time_modelled(g.cs, M::automatic, 0.5, n)) << n;
+}
+
+TEST(TimeModel, BetweenGammaThreeQuartersAndOneTheTimeModelHasTheLinearTerm) {
+  const Priced g;
+  // Trials spread over the grid, scored as run time x factor, two of them failed: the time
+  // model proposes, and the failure model starts from its hyperparameters.
+  std::vector<Observation> trials;
+  for (size_t k = 0; k < 8; ++k) {
+    const size_t i = (k * 37 + 5) % g.cs.size();
+    trials.push_back(k % 4 == 3 ? Observation::failure(i) : Observation::ok(i, g.time(i) * (*g.f)[i]));
+  }
+  auto step = [&](double gamma, EngineOptions::TimeModel m, Trend linear, Trend time_linear) {
+    EngineOptions o;
+    o.seed = 3;
+    o.stop.budget = 0;
+    o.gamma = gamma;
+    o.time_model = m;
+    o.linear_trend = linear;
+    o.time_linear_trend = time_linear;
+    o.score_factor = g.f;
+    return propose(g.cs, trials, {}, 1, o);
+  };
+  using M = EngineOptions::TimeModel;
+  const Trend A = Trend::automatic;
+  // Above 0.75 and below 1: the time model has the linear term, the score model does not.
+  for (double gamma : {0.8, 0.9, 0.99}) {
+    const Proposal t = step(gamma, M::yes, A, A), s = step(gamma, M::no, A, A);
+    EXPECT_TRUE(t.time_modelled && t.hyper.linear()) << gamma;
+    EXPECT_TRUE(!s.time_modelled && !s.hyper.linear()) << gamma;
+    EXPECT_EQ(t.indices.size(), 1u);
+  }
+  // At gamma 1 neither has it; at 0.75 both (automatic_linear_trend()).
+  EXPECT_FALSE(step(1.0, M::yes, A, A).hyper.linear());
+  EXPECT_TRUE(step(0.75, M::yes, A, A).hyper.linear());
+  EXPECT_TRUE(step(0.75, M::no, A, A).hyper.linear());
+  // As set: the time model's own option first, then the models' linear term.
+  EXPECT_FALSE(step(0.9, M::yes, A, Trend::no).hyper.linear());
+  EXPECT_FALSE(step(0.9, M::yes, Trend::no, A).hyper.linear());
+  EXPECT_TRUE(step(1.0, M::yes, A, Trend::yes).hyper.linear());
+  EXPECT_FALSE(step(1.0, M::no, A, Trend::yes).hyper.linear());
+  EXPECT_TRUE(automatic_time_linear_trend(0.76));
+  EXPECT_TRUE(automatic_time_linear_trend(0.6));
+  EXPECT_TRUE(automatic_time_linear_trend(0.1));
+  EXPECT_FALSE(automatic_time_linear_trend(0.3));
+  EXPECT_FALSE(automatic_time_linear_trend(1.0));
 }
 
 TEST(TimeModel, BadFactorsAreRefused) {

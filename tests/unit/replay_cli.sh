@@ -77,7 +77,7 @@ expect_fail "bad linear trend" "^autotune replay: --linear-trend: 'maybe' is not
 expect_fail "bad history top rule" "^autotune replay: --history-top-must-run: 'maybe' is not a boolean; allowed: yes, no, true, false, 1, 0, on, off$" \
   $r --table "$good" --history-others --history-top-must-run maybe
 for k in 0.5 65 x; do
-  expect_fail "bad feasibility power $k" "^autotune replay: --feasibility-power: '$k' is (out of range|not a number); allowed: a number from 1 to 64$" \
+  expect_fail "bad feasibility power $k" "^autotune replay: --feasibility-power: '$k' is (out of range|not a number); allowed: a number from 1 to 64, or auto$" \
     $r --table "$good" --feasibility-power "$k"
 done
 for k in -1 11 x; do
@@ -86,6 +86,8 @@ for k in -1 11 x; do
 done
 expect_fail "bad time model" "^autotune replay: --time-model: 'maybe' is not allowed; allowed: auto, better, yes, no \(or true, false, 1, 0, on, off\)$" \
   $r --table "$good" --time-model maybe
+expect_fail "bad time linear trend" "^autotune replay: --time-linear-trend: 'maybe' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
+  $r --table "$good" --time-linear-trend maybe
 expect_fail "bad history time model" "^autotune replay: --history-time-model: 'often' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
   $r --table "$good" --history-others --history-time-model often
 expect_fail "the warm start's time bases have no 'better'" "^autotune replay: --history-time-model: 'better' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
@@ -154,14 +156,18 @@ done
 # The default exploration and linear term (auto) follow --gamma: Thompson sampling on every
 # proposal at 0.5 (also with a history), expected improvement alone at 0.75 and 1 and at 0.25
 # with a history; the linear term at 0.1, 0.5 and 0.75, but not at 0.25 or 1 (at 0.1 with
-# expected improvement alone, also with a history); the history's time bases at 0.5, not at 1.
+# expected improvement alone, also with a history); the history's time bases at 0.5, not at 1;
+# the power 4 of the probability of running from 0.75 to below 1, and the time model's linear
+# term above 0.75 and below 1.
 for case in "0.5||--explore thompson --explore-share 1 --linear-trend yes" \
             "0.1||--explore none --linear-trend yes" \
             "0.1|--history-others|--explore none --linear-trend yes" \
             "0.75||--explore none --linear-trend yes" "1||--explore none --linear-trend no" \
             "0.5|--history-others|--explore thompson --explore-share 1 --linear-trend yes" \
             "0.25|--history-others|--explore none --linear-trend no" \
-            "0.5|--history-others|--history-time-model yes" "1|--history-others|--history-time-model no"; do
+            "0.5|--history-others|--history-time-model yes" "1|--history-others|--history-time-model no" \
+            "0.9||--feasibility-power 4 --time-linear-trend yes" "0.75||--feasibility-power 4" \
+            "1||--feasibility-power 1 --time-linear-trend no" "0.5||--feasibility-power 1"; do
   g=${case%%|*} rest=${case#*|}
   hist=${rest%%|*} explicit=${rest#*|}
   # shellcheck disable=SC2086

@@ -125,6 +125,17 @@ constexpr std::size_t kTimeModelMinTrials = 4;
 // by turns").
 constexpr double kTimeModelTurnsGammaLow = 0.5;
 bool automatic_time_model_turns(double gamma, bool categorical);
+// Between the objectives whose defaults were chosen (0.75 and 1), the cold search's failures
+// cluster where time is cheap: the time model's proposals failed half the time on the cliff
+// shape at gamma 0.9.  By default (EngineOptions::time_linear_trend and feasibility_power
+// automatic) the time model has the linear term above kLinearGammaHigh and below 1, and from
+// kFeasibilityPowerGammaLow to below 1 the probability of running is raised to the power
+// kFeasibilityPowerAuto.  Chosen on generated folds 1 and 2 (cliff, ps, ps-grid) at gamma 0.75
+// and 0.9, and checked on folds 3 and 4 and scout-dev.csv there and at 0.8, 0.85, 0.95 and 0.99
+// (bench/README.md, "Between gamma 0.75 and 1").
+constexpr double kFeasibilityPowerGammaLow = 0.75, kFeasibilityPowerAuto = 4;
+bool automatic_time_linear_trend(double gamma);
+double automatic_feasibility_power(double gamma);
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
@@ -159,6 +170,9 @@ struct EngineOptions {
   // or automatic: yes when kLinearGammaLow <= gamma <= kLinearGammaHigh or gamma <
   // kLinearLowGammaBelow (effective_linear_trend()).
   Trend linear_trend = Trend::automatic;
+  // The time model's own linear term (TimeModel below): no, yes, or automatic
+  // (effective_time_linear_trend()).
+  Trend time_linear_trend = Trend::automatic;
   BatchMode batch = BatchMode::kriging_believer;
   // How failed trials steer the search (both never propose a failed candidate again):
   //  classifier  a second GP on +1 (succeeded) / -1 (failed) labels models a constraint c(x);
@@ -191,6 +205,11 @@ struct EngineOptions {
   std::size_t effective_initial_trials(bool categorical) const;
   // Whether the models have the linear term: linear_trend resolved by gamma.
   bool effective_linear_trend() const;
+  // Whether the time model has it: time_linear_trend resolved (automatic: yes where
+  // effective_linear_trend() is, and above kLinearGammaHigh below 1).
+  bool effective_time_linear_trend() const;
+  // feasibility_power resolved by gamma (automatic_feasibility_power()).
+  double effective_feasibility_power() const;
   // Whether the warm start uses its time bases (history_time_model resolved by gamma).
   bool effective_history_time_model() const;
   // history_picks and history_confirm (< 0: off) resolved by gamma.
@@ -251,10 +270,12 @@ struct EngineOptions {
   // explorations' choices) by its probability of running: the failure model's P raised to this
   // power k (times the history's prior above).  k > 1 takes a likely failure only for a
   // proportionally larger gain, since a failed trial wastes a job and a trial of the budget.
-  // Thompson sampling's draw of where runs succeed is its own.  1 (the default) is constrained
-  // EI as published; 8 cut the failed trials of generated problems by a quarter but lost
-  // optima next to failures on scout-dev.csv (bench/README.md, "Fewer failed trials").
-  double feasibility_power = 1;
+  // Thompson sampling's draw of where runs succeed is its own.  1 is constrained EI as
+  // published; 8 cut the failed trials of generated problems by a quarter but lost optima next
+  // to failures on scout-dev.csv at gamma 1 (bench/README.md, "Fewer failed trials").  Unset
+  // (the default): kFeasibilityPowerAuto from gamma kFeasibilityPowerGammaLow to below 1, else 1
+  // (automatic_feasibility_power()).
+  std::optional<double> feasibility_power;
   // The cold search's bowl prior mean (optimizer.cc, bowl_mean): over a space of numeric
   // features only, and without a history, the score model's prior mean is a (q(x) - mean q),
   // q(x) the mean over the numeric columns of 4 (x_j - 1/2)^2 (0 at the centre of the encoded

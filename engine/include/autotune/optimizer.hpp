@@ -36,7 +36,8 @@
 //    amplitude is negative where the trials fall towards the edges.
 //    A score is a run time times a factor known per candidate (its cost rate and the objective's
 //    weights: design.hpp, `time_model`, `score_factor`).  Given the factors, and without a
-//    history, a second model of the log run times is fitted from 4 successful trials on, and it
+//    history, a second model of the log run times is fitted from 4 successful trials on (with a
+//    linear term of its own: EngineOptions::effective_time_linear_trend()), and it
 //    predicts (with log f added back) whenever its leave-one-out predictions order the trials
 //    better than the score model's by a margin: the part of the score that is price is then
 //    known rather than learnt.
@@ -44,9 +45,11 @@
 //    (Failures::classifier) a second GP on success/failure labels gives each candidate a
 //    probability of running at all, and expected improvement is weighted by it (constrained EI:
 //    Gardner et al., ICML 2014; Gelbart, Snoek & Adams, UAI 2014), which steers the search away
-//    from where runs fail without distorting the score model (`feasibility_power` > 1 raises
-//    the probability to that power first: a likely failure is taken only for a proportionally
-//    larger gain).  Failures::impute instead enters a
+//    from where runs fail without distorting the score model (a feasibility power k > 1,
+//    by default 4 from gamma 0.75 to below 1, raises the probability to that power first: a
+//    likely failure is taken only for a proportionally larger gain; the failure model's fit
+//    starts from the hyperparameters of the model that proposes, the time model's own linear
+//    term included).  Failures::impute instead enters a
 //    failure in the score model with the worst score seen (Forrester, Sobester & Keane,
 //    "Optimization with missing data", 2006).
 // 4. Acquisition.  Expected improvement (acquisition.hpp) on the log score with margin `xi`
