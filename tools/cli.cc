@@ -317,6 +317,56 @@ std::string history_owner(const HistoryUse &h) {
   return h.shared ? std::string("shared") : user_name(h.owner);
 }
 
+namespace {
+
+// The time model (autotune.conf TimeModel): whether the class's last model step modelled the run
+// times, with each configuration's known cost per second multiplied back (never with a warm start).
+std::string time_model_text(const ClassExtra &cx, double gamma) {
+  if (cx.time_model == TimeModel::no) return "";
+  if (!cx.history.empty()) return ", scores modelled (with a warm start)";
+  if (cx.time_model == TimeModel::yes) return ", run times modelled (TimeModel=yes)";
+  // Whether the two models take turns (design.hpp): a class's space has numeric features only
+  // (CandidateSet::from_candidates), so its gamma decides.
+  const bool turns = cx.time_model == TimeModel::automatic && automatic_time_model_turns(gamma, false);
+  const std::string rule = cx.time_model == TimeModel::better ? "better" : "auto";
+  if (turns)
+    return cx.time_modelled ? ", run times modelled (auto: by turns with the scores, or as they order the trials better)"
+                            : ", scores modelled (auto: run times by turns, or once their model orders the trials better)";
+  return cx.time_modelled ? ", run times modelled (" + rule + ": they order the trials better than the scores)"
+                          : ", scores modelled (" + rule + ": run times once their model orders the trials better)";
+}
+
+}  // namespace
+
+ClassModelText class_model_text(const ClassRecord &c, const ClassExtra &cx) {
+  const bool warm = !cx.history.empty();
+  const std::string why = " (auto at gamma " + num(c.settings.gamma) + (warm ? " with a warm start)" : ")");
+  const EngineOptions eo = cx.engine_options(c.settings.gamma);
+  const bool linear = eo.effective_linear_trend();
+  // The run times' model's own linear term (above gamma 0.75 below 1 under auto), where it can
+  // propose: never with a warm start.
+  const bool time_linear = eo.effective_time_linear_trend();
+  const std::string time_text =
+      cx.time_model != TimeModel::no && !warm && time_linear != linear
+          ? std::string(", the run times' model ") + (time_linear ? "with" : "without") + " a linear term" +
+                (cx.linear_trend == Trend::automatic ? why : "")
+          : "";
+  const double power = eo.effective_feasibility_power();
+  const Explore e = cx.explore == Explore::automatic ? automatic_explore(c.settings.gamma, warm, linear) : cx.explore;
+  ClassModelText v;
+  v.model = std::string(kernel_name(cx.kernel)) + " kernel" + (cx.input_warping ? ", input warping" : "") +
+            (linear ? ", linear term" : ", no linear term") + (cx.linear_trend == Trend::automatic ? why : "") +
+            time_model_text(cx, c.settings.gamma) + time_text;
+  v.proposals = (e == Explore::none       ? std::string("expected improvement")
+                 : e == Explore::thompson ? std::string("Thompson sampling")
+                                          : std::string(explore_name(e))) +
+                (cx.explore == Explore::automatic ? why : "") +
+                (power != 1 ? ", each weighed by its chance of running to the power " + num(power) +
+                                  " (auto at gamma " + num(c.settings.gamma) + ")"
+                            : "");
+  return v;
+}
+
 std::vector<std::string> warm_start_lines(const ClassExtra &cx) {
   std::vector<std::string> out;
   if (!cx.history.empty()) {

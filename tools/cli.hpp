@@ -113,6 +113,13 @@ std::string history_owner(const HistoryUse &h);
 // configuration they rank best among the class's trials failed; the trust in their failures; or
 // the classes set aside with their coherence.
 std::vector<std::string> warm_start_lines(const ClassExtra &cx);
+// autotune show's "model:" and "proposals:" texts: the model the class was created with, and what
+// its automatic choices are at its gamma (design.hpp; with a warm start when earlier classes
+// informed its last proposal).
+struct ClassModelText {
+  std::string model, proposals;
+};
+ClassModelText class_model_text(const ClassRecord &c, const ClassExtra &cx);
 // "2026-11-29 18:40:55" in local time.
 std::string timestamp(double unix_seconds);
 

@@ -24,44 +24,6 @@ namespace autotune::cli {
 
 namespace {
 
-// The model the class was created with, and what its automatic choices are at its gamma
-// (design.hpp; with a warm start when earlier classes informed its last proposal).
-struct ClassModelText {
-  std::string model, proposals;
-};
-// The time model (autotune.conf TimeModel): whether the class's last model step modelled the run
-// times, with each configuration's known cost per second multiplied back (never with a warm start).
-std::string time_model_text(const ClassExtra &cx, double gamma) {
-  if (cx.time_model == TimeModel::no) return "";
-  if (!cx.history.empty()) return ", scores modelled (with a warm start)";
-  if (cx.time_model == TimeModel::yes) return ", run times modelled (TimeModel=yes)";
-  // Whether the two models take turns (design.hpp): a class's space has numeric features only
-  // (CandidateSet::from_candidates), so its gamma decides.
-  const bool turns = cx.time_model == TimeModel::automatic && automatic_time_model_turns(gamma, false);
-  const std::string rule = cx.time_model == TimeModel::better ? "better" : "auto";
-  if (turns)
-    return cx.time_modelled ? ", run times modelled (auto: by turns with the scores, or as they order the trials better)"
-                            : ", scores modelled (auto: run times by turns, or once their model orders the trials better)";
-  return cx.time_modelled ? ", run times modelled (" + rule + ": they order the trials better than the scores)"
-                          : ", scores modelled (" + rule + ": run times once their model orders the trials better)";
-}
-
-ClassModelText model_text(const ClassRecord &c, const ClassExtra &cx) {
-  const bool warm = !cx.history.empty();
-  const std::string why = " (auto at gamma " + num(c.settings.gamma) + (warm ? " with a warm start)" : ")");
-  const bool linear = cx.engine_options(c.settings.gamma).effective_linear_trend();
-  const Explore e = cx.explore == Explore::automatic ? automatic_explore(c.settings.gamma, warm, linear) : cx.explore;
-  ClassModelText v;
-  v.model = std::string(kernel_name(cx.kernel)) + " kernel" + (cx.input_warping ? ", input warping" : "") +
-            (linear ? ", linear term" : ", no linear term") + (cx.linear_trend == Trend::automatic ? why : "") +
-            time_model_text(cx, c.settings.gamma);
-  v.proposals = (e == Explore::none       ? std::string("expected improvement")
-                 : e == Explore::thompson ? std::string("Thompson sampling")
-                                          : std::string(explore_name(e))) +
-                (cx.explore == Explore::automatic ? why : "");
-  return v;
-}
-
 std::string measurement_cells(const TrialRecord &t, std::vector<std::string> &row) {
   if (t.measurement) {
     // A trial measured by time has no throughput: T is the wall time of its job's run.
@@ -120,7 +82,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
           {{"class", h.name}, {"owner", history_owner(h)}});
     if (cx.history_coherence) j["history_coherence"] = *cx.history_coherence;
     j["history_top_failed"] = cx.history_top_failed;
-    const ClassModelText m = model_text(c, cx);
+    const ClassModelText m = class_model_text(c, cx);
     j["model"] = m.model;
     j["proposals"] = m.proposals;
     j["time_model"] = time_model_name(cx.time_model);
@@ -156,7 +118,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     std::printf("references: T_ref=%s C_ref=%s (the first successful trial)\n", num(*c.t_ref).c_str(),
                 num(*c.c_ref).c_str());
   {
-    const ClassModelText m = model_text(c, cx);
+    const ClassModelText m = class_model_text(c, cx);
     std::printf("model: %s; proposals: %s\n", m.model.c_str(), m.proposals.c_str());
   }
   std::printf("trials: %d of %d used\n", v.used, c.settings.budget);

@@ -227,5 +227,44 @@ TEST(WarmStartLines, WhatAutotuneShowSays) {
                                       "predict each other's measurements (coherence -0.8, below 0.1)"}));
 }
 
+// autotune show's "model:" and "proposals:" texts: between gamma 0.75 and 1 the run times' model
+// has a linear term of its own and a likely failure weighs more, and show says so.
+TEST(ClassModelLines, WhatAutotuneShowSaysOfTheModel) {
+  ClassExtra cx;
+  cx.kernel = GpKernel::ard;
+  cx.input_warping = true;
+  cx.linear_trend = Trend::automatic;
+  cx.explore = Explore::automatic;
+  cx.time_model = TimeModel::automatic;
+  ClassRecord c;
+  c.settings.gamma = 0.9;
+  ClassModelText t = class_model_text(c, cx);
+  EXPECT_EQ(t.model,
+            "ard kernel, input warping, no linear term (auto at gamma 0.9), scores modelled (auto: run times by "
+            "turns, or once their model orders the trials better), the run times' model with a linear term "
+            "(auto at gamma 0.9)");
+  EXPECT_EQ(t.proposals,
+            "expected improvement (auto at gamma 0.9), each weighed by its chance of running to the power 4 "
+            "(auto at gamma 0.9)");
+  // At gamma 1 and 0.5 neither: one linear term for both models (none, or both), plain weights.
+  c.settings.gamma = 1;
+  t = class_model_text(c, cx);
+  EXPECT_EQ(t.model,
+            "ard kernel, input warping, no linear term (auto at gamma 1), scores modelled (auto: run times "
+            "once their model orders the trials better)");
+  EXPECT_EQ(t.proposals, "expected improvement (auto at gamma 1)");
+  c.settings.gamma = 0.5;
+  t = class_model_text(c, cx);
+  EXPECT_EQ(t.model.find("the run times' model"), std::string::npos) << t.model;
+  EXPECT_EQ(t.proposals, "Thompson sampling (auto at gamma 0.5)");
+  // LinearTrend=no holds for both models; TimeModel=no has no run times' model to speak of.
+  c.settings.gamma = 0.9;
+  cx.linear_trend = Trend::no;
+  EXPECT_EQ(class_model_text(c, cx).model.find("the run times' model"), std::string::npos);
+  cx.linear_trend = Trend::automatic;
+  cx.time_model = TimeModel::no;
+  EXPECT_EQ(class_model_text(c, cx).model, "ard kernel, input warping, no linear term (auto at gamma 0.9)");
+}
+
 }  // namespace
 }  // namespace autotune::cli
