@@ -361,7 +361,7 @@ ClassModelText class_model_text(const ClassRecord &c, const ClassExtra &cx) {
                  : e == Explore::thompson ? std::string("Thompson sampling")
                                           : std::string(explore_name(e))) +
                 (cx.explore == Explore::automatic ? why : "") +
-                (power != 1 ? ", each weighed by its chance of running to the power " + num(power) +
+                (power != 1 ? ", each weighted by its chance of running to the power " + num(power) +
                                   " (auto at gamma " + num(c.settings.gamma) + ")"
                             : "");
   return v;

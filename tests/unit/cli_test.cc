@@ -244,7 +244,7 @@ TEST(ClassModelLines, WhatAutotuneShowSaysOfTheModel) {
             "turns, or once their model orders the trials better), the run times' model with a linear term "
             "(auto at gamma 0.9)");
   EXPECT_EQ(t.proposals,
-            "expected improvement (auto at gamma 0.9), each weighed by its chance of running to the power 4 "
+            "expected improvement (auto at gamma 0.9), each weighted by its chance of running to the power 4 "
             "(auto at gamma 0.9)");
   // At gamma 1 and 0.5 neither: one linear term for both models (none, or both), plain weights.
   c.settings.gamma = 1;
