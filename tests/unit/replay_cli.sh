@@ -156,18 +156,14 @@ done
 # The default exploration and linear term (auto) follow --gamma: Thompson sampling on every
 # proposal at 0.5 (also with a history), expected improvement alone at 0.75 and 1 and at 0.25
 # with a history; the linear term at 0.1, 0.5 and 0.75, but not at 0.25 or 1 (at 0.1 with
-# expected improvement alone, also with a history); the history's time bases at 0.5, not at 1;
-# the power 4 of the probability of running from 0.75 to below 1, and the time model's linear
-# term above 0.75 and below 1.
+# expected improvement alone, also with a history); the history's time bases at 0.5, not at 1.
 for case in "0.5||--explore thompson --explore-share 1 --linear-trend yes" \
             "0.1||--explore none --linear-trend yes" \
             "0.1|--history-others|--explore none --linear-trend yes" \
             "0.75||--explore none --linear-trend yes" "1||--explore none --linear-trend no" \
             "0.5|--history-others|--explore thompson --explore-share 1 --linear-trend yes" \
             "0.25|--history-others|--explore none --linear-trend no" \
-            "0.5|--history-others|--history-time-model yes" "1|--history-others|--history-time-model no" \
-            "0.9||--feasibility-power 4 --time-linear-trend yes" "0.75||--feasibility-power 4" \
-            "1||--feasibility-power 1 --time-linear-trend no" "0.5||--feasibility-power 1"; do
+            "0.5|--history-others|--history-time-model yes" "1|--history-others|--history-time-model no"; do
   g=${case%%|*} rest=${case#*|}
   hist=${rest%%|*} explicit=${rest#*|}
   # shellcheck disable=SC2086
@@ -178,6 +174,33 @@ for case in "0.5||--explore thompson --explore-share 1 --linear-trend yes" \
     echo "ok: the default exploration at --gamma $g $hist is $explicit"
   else
     echo "FAIL: the default exploration at --gamma $g $hist is not $explicit:"; cat "$tmp/out1" "$tmp/out2"; fail=1
+  fi
+done
+# The power 4 of the probability of running from 0.75 to below 1, and the time model's linear
+# term above 0.75 and below 1, on a table where they change the search: two workloads over 16
+# node counts x 3 memory sizes, small allocations failing.  Each default gives the search of its
+# explicit setting (GAMMA|SAME), and another setting a different one (|OTHER), so that a default
+# that did not follow gamma fails here.
+awk 'BEGIN { print "app,nodes,family,time_s,cost,ok"; split("1 2 4", m, " "); split("x y z", f, " ")
+  for (a = 0; a < 2; a++) for (n = 1; n <= 16; n++) for (k = 1; k <= 3; k++) {
+    t = 1000 / n + 20 * n + (a ? 30 * k : 10 * (4 - k)); app = a ? "b" : "a"
+    if (n * m[k] >= 6 + 2 * a) printf "%s,%d,%s,%.1f,%.4f,1\n", app, n, f[k], t, 0.1 * m[k] * n * t / 3600
+    else printf "%s,%d,%s,,,0\n", app, n, f[k] } }' >"$tmp/cliff.csv"
+for case in "0.9|--feasibility-power 4 --time-linear-trend yes|--time-linear-trend no" \
+            "0.75|--feasibility-power 4|--feasibility-power 1" \
+            "1|--feasibility-power 1 --time-linear-trend no|--time-linear-trend yes" \
+            "0.5|--feasibility-power 1|--time-linear-trend no"; do
+  g=${case%%|*} rest=${case#*|}
+  same=${rest%%|*} other=${rest#*|}
+  for k in d:"" s:"$same" o:"$other"; do
+    # shellcheck disable=SC2086
+    "$at" $r --table "$tmp/cliff.csv" --seeds 3 --budget 10 --gamma "$g" ${k#*:} --json 2>&1 |
+      grep -v step_ms >"$tmp/${k%%:*}"
+  done
+  if grep -q '"to10_median"' "$tmp/d" && cmp -s "$tmp/d" "$tmp/s" && ! cmp -s "$tmp/d" "$tmp/o"; then
+    echo "ok: at --gamma $g the default is $same, not $other"
+  else
+    echo "FAIL: at --gamma $g the default is not $same, or $other changes nothing:"; cat "$tmp/d" "$tmp/s" "$tmp/o"; fail=1
   fi
 done
 # --trace says how each trial was proposed: the initial design of 3, then the model (EI or, at
