@@ -340,7 +340,8 @@ std::string time_model_text(const ClassExtra &cx, double gamma) {
 
 ClassModelText class_model_text(const ClassRecord &c, const ClassExtra &cx) {
   const bool warm = !cx.history.empty();
-  const std::string why = " (auto at gamma " + num(c.settings.gamma) + (warm ? " with a warm start)" : ")");
+  const std::string at_gamma = " (auto at gamma " + num(c.settings.gamma);
+  const std::string why = at_gamma + (warm ? " with a warm start)" : ")");
   const EngineOptions eo = cx.engine_options(c.settings.gamma);
   const bool linear = eo.effective_linear_trend();
   // The run times' model's own linear term (above gamma 0.75 below 1 under auto), where it can
@@ -361,8 +362,7 @@ ClassModelText class_model_text(const ClassRecord &c, const ClassExtra &cx) {
                  : e == Explore::thompson ? std::string("Thompson sampling")
                                           : std::string(explore_name(e))) +
                 (cx.explore == Explore::automatic ? why : "") +
-                (power != 1 ? ", each weighted by its chance of running to the power " + num(power) +
-                                  " (auto at gamma " + num(c.settings.gamma) + ")"
+                (power != 1 ? ", each weighted by its chance of running to the power " + num(power) + at_gamma + ")"
                             : "");
   return v;
 }
