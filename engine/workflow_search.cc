@@ -46,6 +46,11 @@ struct FunctionModel {
   }
 };
 
+// Whether the stage strategy's models of log time and log cost have the linear term: only when
+// engine.linear_trend says yes.  The automatic choice by gamma (design.hpp) was made for models of
+// a score, not of a function's time or cost, so it does not apply here.
+bool stage_linear_trend(const EngineOptions &eo) { return eo.linear_trend == Trend::yes; }
+
 // A GP of log(value) of the successful measurements of one function; false with fewer than two
 // distinct candidates measured, except for a function of one candidate (a fixed configuration,
 // e.g. a space of one point), whose model is the mean and spread of its measurements' logs: it
@@ -87,7 +92,7 @@ bool fit_log(const CandidateSet &cs, const std::vector<std::pair<std::size_t, do
   GpFitOptions gpo = eo.gp;
   gpo.seed = seed;
   if (eo.input_warping) gpo.warp_columns = cs.numeric_columns();
-  gpo.linear = eo.effective_linear_trend();
+  gpo.linear = stage_linear_trend(eo);
   const GaussianProcess gp =
       GaussianProcess::fit(X, (y.array() - y_mean) / y_std, cs.groups(), gpo);
   if (hyper) *hyper = gp.hyper();
@@ -142,7 +147,7 @@ std::vector<double> success_probability(const CandidateSet &cs,
   GpFitOptions cpo = eo.gp;
   cpo.seed = seed;
   if (eo.input_warping) cpo.warp_columns = cs.numeric_columns();
-  cpo.linear = eo.effective_linear_trend();
+  cpo.linear = stage_linear_trend(eo);
   cpo.starts = 1;
   cpo.first_start = start;
   cpo.max_iterations = std::min(cpo.max_iterations, 5);
@@ -769,6 +774,7 @@ void propose_function(const Context &cx, WorkflowProposal *p) {
       done.push_back(Observation::ok(m.candidate, score(m.time, m.cost, ref, cx.w.gamma)));
     }
     EngineOptions eo = cx.o.engine;
+    eo.gamma = cx.w.gamma;  // propose()'s automatic choices follow the score it is given
     eo.strategy = Strategy::bo;
     eo.seed = Rng(cx.o.seed, kStreamFunction + f).next();
     eo.initial_trials = std::min(cx.o.initial_runs, cs.size());
@@ -838,6 +844,7 @@ void propose_flat(const Context &cx, WorkflowProposal *p) {
   }
   const CandidateSet cs(std::move(cols));
   EngineOptions eo = cx.o.engine;
+  eo.gamma = cx.w.gamma;
   eo.strategy = Strategy::bo;
   eo.seed = cx.o.seed;
   eo.initial_trials = cx.o.initial_runs;

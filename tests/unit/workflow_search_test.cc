@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "autotune/design.hpp"
 #include "autotune/error.hpp"
 #include "autotune/table.hpp"
 #include "autotune/workflow_replay.hpp"
@@ -395,4 +396,83 @@ TEST(WorkflowSearch, AFunctionOfOneConfigurationDoesNotHoldTheOthersBack) {
     runs.push_back(run);
   }
   EXPECT_LE(best, opt.score * 1.10) << "within 10% of the optimum after the budget";
+}
+
+namespace {
+
+// Four problems of 48 configurations (nodes x size), for searches long enough that the models'
+// settings show in the proposals.
+std::vector<ReplayProblem> larger_problems() {
+  std::string t = "w,nodes,size,time_s,cost,ok\n";
+  const char *names[] = {"a", "b", "c", "d"};
+  const double base[] = {100, 300, 60, 200};
+  const double par[] = {0.9, 0.5, 0.2, 0.7};
+  for (int p = 0; p < 4; ++p)
+    for (int n : {1, 2, 3, 4, 6, 8, 12, 16})
+      for (int size : {1, 2, 3, 4, 6, 8}) {
+        const double spill = size * n < 8 * (p + 1) ? 1.0 + 0.3 * (8 * (p + 1) - size * n) / 8.0 : 1.0;
+        const double time = base[p] * ((1 - par[p]) + par[p] / n) * spill / (1 + 0.05 * size);
+        const double rate = 0.01 * n * (1 + 0.4 * size);
+        char row[128];
+        std::snprintf(row, sizeof row, "%s,%d,%d,%.6g,%.6g,1\n", names[p], n, size, time,
+                      rate * time);
+        t += row;
+      }
+  ReplaySpec spec;
+  spec.group = "w";
+  spec.features = {"nodes", "size"};
+  return load_problems(Table::parse_csv(t, "larger.csv"), spec);
+}
+
+// The candidates of `runs` runs of a search, answered from the table.
+std::vector<std::size_t> search_trace(const Workflow &w, const WorkflowReplay &r,
+                                      const WorkflowSearchOptions &o, int runs_wanted) {
+  std::vector<WorkflowRun> runs;
+  std::vector<std::size_t> trace;
+  for (int k = 0; k < runs_wanted; ++k) {
+    const WorkflowProposal p = propose_workflow(w, r.functions, runs, o);
+    if (p.stopped()) break;
+    WorkflowRun run;
+    for (std::size_t f = 0; f < w.functions.size(); ++f) {
+      const std::size_t c = p.functions[f].candidate;
+      const ReplayProblem &pr = *r.problems[f];
+      run.functions.push_back({c, false, pr.time[c], pr.cost[c]});
+      trace.push_back(c);
+    }
+    runs.push_back(run);
+  }
+  return trace;
+}
+
+}  // namespace
+
+// The function and flat strategies call propose() on the workflow's score, so its automatic
+// choices are the workflow gamma's (at 0.5: the linear term, design.hpp), whatever gamma the
+// engine options hold; the stage strategy's models of time and cost have the linear term only
+// when it is asked for.
+TEST(WorkflowSearch, AutomaticChoicesFollowTheWorkflowsGamma) {
+  const std::vector<ReplayProblem> problems = larger_problems();
+  const Workflow w = Workflow::parse(kForkJoin);
+  ASSERT_EQ(w.gamma, 0.5);
+  ASSERT_TRUE(automatic_linear_trend(0.5));
+  ASSERT_FALSE(automatic_linear_trend(1.0));
+  const WorkflowReplay r = make_workflow_replay(w, problems);
+  for (auto strategy : {WorkflowStrategy::function, WorkflowStrategy::flat, WorkflowStrategy::stage}) {
+    SCOPED_TRACE(workflow_strategy_name(strategy));
+    WorkflowSearchOptions o = workflow_search_options(w);
+    o.strategy = strategy;
+    o.flat_pool = 200;
+    const auto with = [&](double engine_gamma, Trend linear) {
+      WorkflowSearchOptions x = o;
+      x.engine.gamma = engine_gamma;
+      x.engine.linear_trend = linear;
+      return search_trace(w, r, x, 12);
+    };
+    const auto automatic = with(1.0, Trend::automatic);
+    EXPECT_EQ(automatic, with(0.5, Trend::automatic));
+    EXPECT_EQ(automatic, with(0.0, Trend::automatic));
+    const bool linear = strategy != WorkflowStrategy::stage;
+    EXPECT_EQ(automatic, with(1.0, linear ? Trend::yes : Trend::no));
+    EXPECT_NE(automatic, with(1.0, linear ? Trend::no : Trend::yes));
+  }
 }

@@ -128,7 +128,9 @@ struct WorkflowSearchOptions {
   std::optional<Reference> reference;
   // The model options of the per-function GPs (gp, input_warping, linear_trend, xi) and of
   // propose() for the function and flat strategies; its strategy, seed, stop and budget are set
-  // from the fields above.
+  // from the fields above, and its gamma is the workflow's, so propose()'s automatic choices
+  // (design.hpp) follow the score it is given.  The stage strategy's models of time and cost have
+  // the linear term only for linear_trend yes: the automatic choice is made for scores.
   EngineOptions engine;
   // Throws Error(invalid_argument) for initial_runs = 0, kappa < 0, flat_pool = 0, bad stop.
   void validate() const;
