@@ -94,8 +94,9 @@ bool automatic_time_linear_trend(double gamma) {
   return automatic_linear_trend(gamma) || (gamma > kLinearGammaHigh && gamma < 1);
 }
 
-double automatic_feasibility_power(double gamma) {
-  return gamma >= kFeasibilityPowerGammaLow && gamma < 1 ? kFeasibilityPowerAuto : 1.0;
+double automatic_feasibility_power(double gamma, bool time_modelled) {
+  if (gamma >= 1) return time_modelled ? kTimeModelFeasibilityPower : 1.0;
+  return gamma >= kFeasibilityPowerGammaLow ? kFeasibilityPowerAuto : 1.0;
 }
 
 bool automatic_time_model_turns(double gamma, bool categorical) {
@@ -177,8 +178,8 @@ bool EngineOptions::effective_time_linear_trend() const {
   return automatic_time_linear_trend(gamma);
 }
 
-double EngineOptions::effective_feasibility_power() const {
-  return feasibility_power ? *feasibility_power : automatic_feasibility_power(gamma);
+double EngineOptions::effective_feasibility_power(bool time_modelled) const {
+  return feasibility_power ? *feasibility_power : automatic_feasibility_power(gamma, time_modelled);
 }
 
 std::size_t EngineOptions::effective_history_picks() const {

@@ -350,7 +350,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       }
     }
   }
-  const double feasibility_power = o.effective_feasibility_power();
+  // At gamma 1 the time model's proposals weigh it more (design.hpp, kTimeModelFeasibilityPower).
+  const double feasibility_power = o.effective_feasibility_power(p.time_modelled);
   std::vector<double> feasible(n, -1.0);
   auto p_feasible = [&](std::size_t i) {
     if (feasible[i] < 0) {

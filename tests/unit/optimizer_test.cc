@@ -599,6 +599,48 @@ TEST(TimeModel, BetweenGammaThreeQuartersAndOneTheTimeModelHasTheLinearTerm) {
   EXPECT_FALSE(automatic_time_linear_trend(1.0));
 }
 
+// At gamma 1 the time model's proposals weigh the probability of running to the power 8 by
+// default, the score model's to the power 1; an explicit power holds for both.
+TEST(TimeModel, AtGammaOneTheTimeModelsProposalsWeighTheChanceOfRunningMore) {
+  const Priced g;
+  auto fails = [&](size_t i) { return g.x[i] <= 4 || g.y[i] <= 2; };
+  auto searched = [&](EngineOptions::TimeModel m, std::optional<double> power) {
+    EngineOptions o;
+    o.seed = 6;
+    o.stop.budget = 0;
+    o.gamma = 1;
+    o.time_model = m;
+    o.score_factor = g.f;
+    o.feasibility_power = power;
+    std::vector<Observation> done;
+    std::vector<size_t> tried;
+    for (size_t t = 0; t < 20; ++t) {
+      const Proposal p = propose(g.cs, done, {}, 1, o);
+      if (p.stop.stopped()) break;
+      const size_t i = p.indices.at(0);
+      tried.push_back(i);
+      done.push_back(fails(i) ? Observation::failure(i) : Observation::ok(i, g.time(i) * (*g.f)[i]));
+    }
+    return tried;
+  };
+  using M = EngineOptions::TimeModel;
+  EXPECT_EQ(searched(M::yes, std::nullopt), searched(M::yes, kTimeModelFeasibilityPower));
+  EXPECT_NE(searched(M::yes, std::nullopt), searched(M::yes, 1.0));
+  EXPECT_EQ(searched(M::no, std::nullopt), searched(M::no, 1.0));
+  EXPECT_NE(searched(M::no, std::nullopt), searched(M::no, kTimeModelFeasibilityPower));
+  EngineOptions o;
+  o.gamma = 1;
+  EXPECT_EQ(o.effective_feasibility_power(false), 1.0);
+  EXPECT_EQ(o.effective_feasibility_power(true), kTimeModelFeasibilityPower);
+  o.gamma = 0.9;  // between 0.75 and 1 both models' proposals weigh it to the power 4
+  EXPECT_EQ(o.effective_feasibility_power(true), kFeasibilityPowerAuto);
+  o.gamma = 0.5;
+  EXPECT_EQ(o.effective_feasibility_power(true), 1.0);
+  o.gamma = 1;
+  o.feasibility_power = 2;
+  EXPECT_EQ(o.effective_feasibility_power(true), 2.0);
+}
+
 TEST(TimeModel, BadFactorsAreRefused) {
   const Grid g(4);
   EngineOptions o;

@@ -188,7 +188,7 @@ awk 'BEGIN { print "app,nodes,family,time_s,cost,ok"; split("1 2 4", m, " "); sp
     else printf "%s,%d,%s,,,0\n", app, n, f[k] } }' >"$tmp/cliff.csv"
 for case in "0.9|--feasibility-power 4 --time-linear-trend yes|--time-linear-trend no" \
             "0.75|--feasibility-power 4|--feasibility-power 1" \
-            "1|--feasibility-power 1 --time-linear-trend no|--time-linear-trend yes" \
+            "1|--time-linear-trend no|--time-linear-trend yes" \
             "0.5|--feasibility-power 1|--time-linear-trend no"; do
   g=${case%%|*} rest=${case#*|}
   same=${rest%%|*} other=${rest#*|}
@@ -201,6 +201,25 @@ for case in "0.9|--feasibility-power 4 --time-linear-trend yes|--time-linear-tre
     echo "ok: at --gamma $g the default is $same, not $other"
   else
     echo "FAIL: at --gamma $g the default is not $same, or $other changes nothing:"; cat "$tmp/d" "$tmp/s" "$tmp/o"; fail=1
+  fi
+done
+# At gamma 1 the run times' model's proposals weigh the probability of running to the power 8,
+# the scores' to the power 1: with --time-model yes the default is the power 8, with no, 1
+# (with expected improvement: the table's family is categorical, where gamma 1 would take
+# Thompson sampling, whose draw the power does not weigh).
+for case in "yes|8|1" "no|1|8"; do
+  tm=${case%%|*} rest=${case#*|}
+  same=${rest%%|*} other=${rest#*|}
+  for k in d:"" s:"--feasibility-power $same" o:"--feasibility-power $other"; do
+    # shellcheck disable=SC2086
+    "$at" $r --table "$tmp/cliff.csv" --seeds 3 --budget 10 --gamma 1 --time-model "$tm" --explore none ${k#*:} --json 2>&1 |
+      grep -v step_ms >"$tmp/${k%%:*}"
+  done
+  if grep -q '"to10_median"' "$tmp/d" && cmp -s "$tmp/d" "$tmp/s" && ! cmp -s "$tmp/d" "$tmp/o"; then
+    echo "ok: at --gamma 1 with --time-model $tm the default power is $same, not $other"
+  else
+    echo "FAIL: at --gamma 1 with --time-model $tm the default power is not $same, or $other changes nothing:"
+    cat "$tmp/d" "$tmp/s" "$tmp/o"; fail=1
   fi
 done
 # --trace says how each trial was proposed: the initial design of 3, then the model (EI or, at

@@ -134,8 +134,18 @@ bool automatic_time_model_turns(double gamma, bool categorical);
 // and 0.9, and checked on folds 3 and 4 and scout-dev.csv there and at 0.8, 0.85, 0.95 and 0.99
 // (bench/README.md, "Between gamma 0.75 and 1").
 constexpr double kFeasibilityPowerGammaLow = 0.75, kFeasibilityPowerAuto = 4;
+// At gamma 1 the time model's proposals fail about three times as often as the score model's (it
+// predicts cheap run times for the small allocations next to the memory cliff): by default a
+// proposal of the time model there weighs the probability of running to the power
+// kTimeModelFeasibilityPower, the score model's to the power 1 as before.  Chosen on generated
+// folds 1 and 2 (cliff, ps, ps-grid; against the powers 1 and 4), checked on folds 3, 4, 31 and
+// 32, scout-dev.csv and bench/synthetic-table seeds 7 and 8 (bench/README.md, "The run times'
+// model's proposals at gamma 1").
+constexpr double kTimeModelFeasibilityPower = 8;
 bool automatic_time_linear_trend(double gamma);
-double automatic_feasibility_power(double gamma);
+// The automatic power of the probability of running for a proposal at `gamma`, of the time model
+// when `time_modelled`.
+double automatic_feasibility_power(double gamma, bool time_modelled = false);
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
@@ -208,8 +218,9 @@ struct EngineOptions {
   // Whether the time model has it: time_linear_trend resolved (automatic: yes where
   // effective_linear_trend() is, and above kLinearGammaHigh below 1).
   bool effective_time_linear_trend() const;
-  // feasibility_power resolved by gamma (automatic_feasibility_power()).
-  double effective_feasibility_power() const;
+  // feasibility_power resolved by gamma, for a proposal of the time model when `time_modelled`
+  // (automatic_feasibility_power()).
+  double effective_feasibility_power(bool time_modelled = false) const;
   // Whether the warm start uses its time bases (history_time_model resolved by gamma).
   bool effective_history_time_model() const;
   // history_picks and history_confirm (< 0: off) resolved by gamma.
@@ -273,8 +284,9 @@ struct EngineOptions {
   // Thompson sampling's draw of where runs succeed is its own.  1 is constrained EI as
   // published; 8 cut the failed trials of generated problems by a quarter but lost optima next
   // to failures on scout-dev.csv at gamma 1 (bench/README.md, "Fewer failed trials").  Unset
-  // (the default): kFeasibilityPowerAuto from gamma kFeasibilityPowerGammaLow to below 1, else 1
-  // (automatic_feasibility_power()).
+  // (the default): kFeasibilityPowerAuto from gamma kFeasibilityPowerGammaLow to below 1; at
+  // gamma 1 kTimeModelFeasibilityPower for the time model's proposals and 1 for the score
+  // model's; else 1 (automatic_feasibility_power()).  Set, it holds for every proposal.
   std::optional<double> feasibility_power;
   // The cold search's bowl prior mean (optimizer.cc, bowl_mean): over a space of numeric
   // features only, and without a history, the score model's prior mean is a (q(x) - mean q),
