@@ -246,13 +246,19 @@ TEST(ClassModelLines, WhatAutotuneShowSaysOfTheModel) {
   EXPECT_EQ(t.proposals,
             "expected improvement (auto at gamma 0.9), each weighted by its chance of running to the power 4 "
             "(auto at gamma 0.9)");
-  // At gamma 1 and 0.5 neither: one linear term for both models (none, or both), plain weights.
+  // At gamma 1 and 0.5 one linear term for both models (none, or both); at gamma 1 only the run
+  // times' model's proposals weigh the chance of running (to the power 8), at 0.5 none.
   c.settings.gamma = 1;
   t = class_model_text(c, cx);
   EXPECT_EQ(t.model,
             "ard kernel, input warping, no linear term (auto at gamma 1), scores modelled (auto: run times "
             "once their model orders the trials better)");
-  EXPECT_EQ(t.proposals, "expected improvement (auto at gamma 1)");
+  EXPECT_EQ(t.proposals,
+            "expected improvement (auto at gamma 1), the run times' model's each weighted by its chance of "
+            "running to the power 8 (auto at gamma 1)");
+  cx.time_model = TimeModel::no;
+  EXPECT_EQ(class_model_text(c, cx).proposals, "expected improvement (auto at gamma 1)");
+  cx.time_model = TimeModel::automatic;
   c.settings.gamma = 0.5;
   t = class_model_text(c, cx);
   EXPECT_EQ(t.model.find("the run times' model"), std::string::npos) << t.model;
