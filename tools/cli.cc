@@ -356,6 +356,9 @@ ClassModelText class_model_text(const ClassRecord &c, const ClassExtra &cx) {
   // The run times' model's proposals, where it can propose (never with a warm start), may weigh
   // it more (at gamma 1 under auto: design.hpp, kTimeModelFeasibilityPower).
   const double time_power = cx.time_model != TimeModel::no && !warm ? eo.effective_feasibility_power(true) : power;
+  auto weighted = [&](double k) {
+    return " weighted by its chance of running to the power " + num(k) + at_gamma + ")";
+  };
   const Explore e = cx.explore == Explore::automatic ? automatic_explore(c.settings.gamma, warm, linear) : cx.explore;
   ClassModelText v;
   v.model = std::string(kernel_name(cx.kernel)) + " kernel" + (cx.input_warping ? ", input warping" : "") +
@@ -365,11 +368,8 @@ ClassModelText class_model_text(const ClassRecord &c, const ClassExtra &cx) {
                  : e == Explore::thompson ? std::string("Thompson sampling")
                                           : std::string(explore_name(e))) +
                 (cx.explore == Explore::automatic ? why : "") +
-                (power != 1 ? ", each weighted by its chance of running to the power " + num(power) + at_gamma + ")"
-                            : "") +
-                (time_power != power ? ", the run times' model's each weighted by its chance of running to the power " +
-                                           num(time_power) + at_gamma + ")"
-                                     : "");
+                (power != 1 ? ", each" + weighted(power) : "") +
+                (time_power != power ? ", the run times' model's each" + weighted(time_power) : "");
   return v;
 }
 

@@ -176,11 +176,23 @@ for case in "0.5||--explore thompson --explore-share 1 --linear-trend yes" \
     echo "FAIL: the default exploration at --gamma $g $hist is not $explicit:"; cat "$tmp/out1" "$tmp/out2"; fail=1
   fi
 done
+# default_is DESC "COMMON" "SAME" "OTHER": on the cliff table below, replay with COMMON gives the
+# search of COMMON SAME (the default's explicit setting) and not that of COMMON OTHER, so that a
+# default that ignored what it should follow fails.
+default_is() {
+  for k in d:"" s:"$3" o:"$4"; do
+    # shellcheck disable=SC2086
+    "$at" $r --table "$tmp/cliff.csv" --seeds 3 --budget 10 $2 ${k#*:} --json 2>&1 | grep -v step_ms >"$tmp/${k%%:*}"
+  done
+  if grep -q '"to10_median"' "$tmp/d" && cmp -s "$tmp/d" "$tmp/s" && ! cmp -s "$tmp/d" "$tmp/o"; then
+    echo "ok: $1: the default is $3, not $4"
+  else
+    echo "FAIL: $1: the default is not $3, or $4 changes nothing:"; cat "$tmp/d" "$tmp/s" "$tmp/o"; fail=1
+  fi
+}
 # The power 4 of the probability of running from 0.75 to below 1, and the time model's linear
 # term above 0.75 and below 1, on a table where they change the search: two workloads over 16
-# node counts x 3 memory sizes, small allocations failing.  Each default gives the search of its
-# explicit setting (GAMMA|SAME), and another setting a different one (|OTHER), so that a default
-# that did not follow gamma fails here.
+# node counts x 3 memory sizes, small allocations failing.
 awk 'BEGIN { print "app,nodes,family,time_s,cost,ok"; split("1 2 4", m, " "); split("x y z", f, " ")
   for (a = 0; a < 2; a++) for (n = 1; n <= 16; n++) for (k = 1; k <= 3; k++) {
     t = 1000 / n + 20 * n + (a ? 30 * k : 10 * (4 - k)); app = a ? "b" : "a"
@@ -191,37 +203,16 @@ for case in "0.9|--feasibility-power 4 --time-linear-trend yes|--time-linear-tre
             "1|--time-linear-trend no|--time-linear-trend yes" \
             "0.5|--feasibility-power 1|--time-linear-trend no"; do
   g=${case%%|*} rest=${case#*|}
-  same=${rest%%|*} other=${rest#*|}
-  for k in d:"" s:"$same" o:"$other"; do
-    # shellcheck disable=SC2086
-    "$at" $r --table "$tmp/cliff.csv" --seeds 3 --budget 10 --gamma "$g" ${k#*:} --json 2>&1 |
-      grep -v step_ms >"$tmp/${k%%:*}"
-  done
-  if grep -q '"to10_median"' "$tmp/d" && cmp -s "$tmp/d" "$tmp/s" && ! cmp -s "$tmp/d" "$tmp/o"; then
-    echo "ok: at --gamma $g the default is $same, not $other"
-  else
-    echo "FAIL: at --gamma $g the default is not $same, or $other changes nothing:"; cat "$tmp/d" "$tmp/s" "$tmp/o"; fail=1
-  fi
+  default_is "at --gamma $g" "--gamma $g" "${rest%%|*}" "${rest#*|}"
 done
 # At gamma 1 the run times' model's proposals weigh the probability of running to the power 8,
 # the scores' to the power 1: with --time-model yes the default is the power 8, with no, 1
 # (with expected improvement: the table's family is categorical, where gamma 1 would take
 # Thompson sampling, whose draw the power does not weigh).
-for case in "yes|8|1" "no|1|8"; do
-  tm=${case%%|*} rest=${case#*|}
-  same=${rest%%|*} other=${rest#*|}
-  for k in d:"" s:"--feasibility-power $same" o:"--feasibility-power $other"; do
-    # shellcheck disable=SC2086
-    "$at" $r --table "$tmp/cliff.csv" --seeds 3 --budget 10 --gamma 1 --time-model "$tm" --explore none ${k#*:} --json 2>&1 |
-      grep -v step_ms >"$tmp/${k%%:*}"
-  done
-  if grep -q '"to10_median"' "$tmp/d" && cmp -s "$tmp/d" "$tmp/s" && ! cmp -s "$tmp/d" "$tmp/o"; then
-    echo "ok: at --gamma 1 with --time-model $tm the default power is $same, not $other"
-  else
-    echo "FAIL: at --gamma 1 with --time-model $tm the default power is not $same, or $other changes nothing:"
-    cat "$tmp/d" "$tmp/s" "$tmp/o"; fail=1
-  fi
-done
+default_is "at --gamma 1 with --time-model yes" "--gamma 1 --time-model yes --explore none" \
+  "--feasibility-power 8" "--feasibility-power 1"
+default_is "at --gamma 1 with --time-model no" "--gamma 1 --time-model no --explore none" \
+  "--feasibility-power 1" "--feasibility-power 8"
 # --trace says how each trial was proposed: the initial design of 3, then the model (EI or, at
 # gamma 1 with a categorical feature, Thompson sampling: explore), whose steps are marked "(time)"
 # where the time model made them (--time-model yes, on a's priced rows) and never with
