@@ -1,6 +1,5 @@
 #include "autotune/gp.hpp"
 
-#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -9,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "autotune/dense.hpp"
 #include "autotune/error.hpp"
 #include "autotune/rng.hpp"
 #include "autotune/vector_math.hpp"
@@ -34,25 +34,6 @@ Eigen::MatrixXd pair_distances(const Eigen::MatrixXd &X, const std::vector<int> 
       d.col(groups[static_cast<std::size_t>(c)]).segment(p, n - j - 1).array() +=
           (X.col(c).tail(n - j - 1).array() - X(j, c)).square();
   return d;
-}
-
-// The inverse of a lower triangular matrix by forward substitution, column by column (n^3/6
-// multiply-adds; Eigen's blocked triangular solve is several times slower at these sizes).
-Eigen::MatrixXd lower_inverse(const Eigen::Ref<const Eigen::MatrixXd> &L) {
-  const Eigen::Index n = L.rows();
-  Eigen::MatrixXd inv = Eigen::MatrixXd::Zero(n, n);
-  for (Eigen::Index j = 0; j < n; ++j) {
-    // Column j solves L x = e_j; each step updates the rest of the column with a contiguous
-    // column of L (a vectorized axpy).
-    inv(j, j) = 1.0;
-    for (Eigen::Index k = j; k < n; ++k) {
-      inv(k, j) /= L(k, k);
-      const Eigen::Index rest = n - k - 1;
-      if (rest > 0)
-        inv.col(j).segment(k + 1, rest).noalias() -= L.col(k).segment(k + 1, rest) * inv(k, j);
-    }
-  }
-  return inv;
 }
 
 // Inputs of warped columns are first mapped to [kWarpEps, 1 - kWarpEps], where the Kumaraswamy
@@ -248,21 +229,23 @@ double lml_from_pairs(const Eigen::MatrixXd &d, const Eigen::VectorXd &y, const 
     K(j, j) = prior_f + sn2 + kJitter + (lin ? s_lin * lin->diag[j] : 0.0);
     for (Eigen::Index i = j + 1; i < n; ++i, ++p) K(i, j) = kf[p] + (lin ? s_lin * lin->pairs[p] : 0.0);
   }
-  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(K);  // in place: K becomes L
-  if (llt.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
-  const Eigen::VectorXd alpha = llt.solve(y);
+  if (!cholesky_lower(K)) return -std::numeric_limits<double>::infinity();  // in place: K becomes L
+  Eigen::VectorXd alpha = y;
+  K.triangularView<Eigen::Lower>().solveInPlace(alpha);
+  K.transpose().triangularView<Eigen::Upper>().solveInPlace(alpha);
   const double lml = -0.5 * y.dot(alpha) - 0.5 * static_cast<double>(n) * kLog2Pi -
-                     llt.matrixLLT().diagonal().array().log().sum();
+                     K.diagonal().array().log().sum();
   if (gradient) {
     // dLML/dtheta = 1/2 tr(W dK/dtheta), W = alpha alpha^T - K^-1   (GPML eq. 5.9), with
     // dk/dlog l_g = sigma_f^2 (5/3) (1 + sqrt5 r) exp(-sqrt5 r) d_g / l_g^2 (an additive term:
     // the same times w_g, with its own r), dk/dlog w_g = sigma_f^2 w_g M(r_g),
     // dk/dlog sigma_f^2 = k, dK/dlog sigma_n^2 = sigma_n^2 I.  W is symmetric: each pair counts
     // twice.
-    const Eigen::MatrixXd Linv = lower_inverse(llt.matrixLLT());
+    Eigen::MatrixXd Linv(n, n);
+    lower_inverse(K, Linv);
     // K^-1 = L^-T L^-1; only its lower triangle is read below.
     Eigen::MatrixXd Kinv = Eigen::MatrixXd::Zero(n, n);
-    Kinv.selfadjointView<Eigen::Lower>().rankUpdate(Linv.transpose());
+    add_ata_lower(Linv, Kinv);
     Eigen::ArrayXd w(P);
     p = 0;
     for (Eigen::Index j = 0; j < n; ++j)
@@ -574,17 +557,18 @@ GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y, std::vect
   for (int attempt = 0;; ++attempt) {
     Eigen::MatrixXd Kn = K;
     Kn.diagonal().array() += sn2 + jitter;
-    Eigen::LLT<Eigen::MatrixXd> llt(Kn);
-    if (llt.info() == Eigen::Success) {
-      L_ = llt.matrixL();
-      alpha_ = llt.solve(y_);
+    if (cholesky_lower(Kn)) {
+      L_ = Kn.triangularView<Eigen::Lower>();
+      alpha_ = L_.triangularView<Eigen::Lower>().solve(y_);
+      L_.transpose().triangularView<Eigen::Upper>().solveInPlace(alpha_);
       break;
     }
     if (attempt == 6) throw Error(Errc::internal, "GP: the kernel matrix is not positive definite");
     jitter *= 100;
   }
   beta_ = L_.triangularView<Eigen::Lower>().solve(y_);
-  Linv_ = lower_inverse(L_);
+  Linv_.resize(n, n);
+  lower_inverse(L_, Linv_);
   lml_ = -0.5 * y_.dot(alpha_) - 0.5 * n * kLog2Pi - L_.diagonal().array().log().sum();
 }
 
@@ -749,7 +733,8 @@ Eigen::MatrixXd GaussianProcess::kernel(const Eigen::MatrixXd &A, const Eigen::M
                                         const Eigen::MatrixXd &B, const Eigen::MatrixXd &Bw) const {
   Eigen::MatrixXd K = matern(Aw, Bw);
   if (hyper_.linear())
-    K.noalias() += std::exp(hyper_.log_linear_var) * ((A.array() - 0.5).matrix() * (B.array() - 0.5).matrix().transpose());
+    product_abt((A.array() - 0.5).matrix(), (B.array() - 0.5).matrix(), K, std::exp(hyper_.log_linear_var),
+                true);
   return K;
 }
 
@@ -764,7 +749,6 @@ Eigen::VectorXd GaussianProcess::prior_variance(const Eigen::MatrixXd &A) const 
 Eigen::MatrixXd GaussianProcess::matern(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B) const {
   const double sf2 = signal_var();
   Eigen::MatrixXd K(A.rows(), B.rows());
-  Eigen::ArrayXd r(K.rows()), e(K.rows());
   if (hyper_.ard) {
     // Scale the columns by 1/l, then r^2 = |a|^2 + |b|^2 - 2 a.b (one GEMM), then the Matérn
     // function in place: this runs over every candidate, so it avoids large temporaries.
@@ -773,16 +757,10 @@ Eigen::MatrixXd GaussianProcess::matern(const Eigen::MatrixXd &A, const Eigen::M
       inv_l[c] = std::exp(-hyper_.log_lengthscale[groups_[c]]);
     const Eigen::MatrixXd As = A.array().rowwise() * inv_l.array();
     const Eigen::MatrixXd Bs = B.array().rowwise() * inv_l.array();
-    const Eigen::ArrayXd na = As.rowwise().squaredNorm().array();
-    const Eigen::ArrayXd nb = Bs.rowwise().squaredNorm().array();
-    K.noalias() = As * Bs.transpose();
-    for (Eigen::Index j = 0; j < K.cols(); ++j) {
-      auto col = K.col(j).array();
-      r = (na + nb[j] - 2.0 * col).max(0.0).sqrt();
-      e = -kSqrt5 * r;
-      exp_in_place(e.data(), static_cast<std::size_t>(e.size()));
-      col = sf2 * (1.0 + kSqrt5 * r + (5.0 / 3.0) * r.square()) * e;
-    }
+    const Eigen::VectorXd na = As.rowwise().squaredNorm();
+    const Eigen::VectorXd nb = Bs.rowwise().squaredNorm();
+    product_abt(As, Bs, K);
+    matern52_from_products(K, na, nb, sf2);
   } else {
     K.setZero();
   }
@@ -827,8 +805,8 @@ void GaussianProcess::predict(const Eigen::MatrixXd &Xs, Eigen::VectorXd *mean,
   const Eigen::MatrixXd Kt = kernel(Xs, warp(Xs), X_, Xw_);
   if (mean) *mean = Kt * alpha_;
   if (var) {
-    Eigen::MatrixXd V;
-    V.noalias() = Linv_.triangularView<Eigen::Lower>() * Kt.transpose();
+    Eigen::MatrixXd V(Linv_.rows(), Kt.rows());
+    lower_times_bt(Linv_, Kt, V);
     *var = (prior_variance(Xs).array() - V.colwise().squaredNorm().transpose().array()).max(0.0).matrix();
   }
 }
@@ -860,7 +838,8 @@ CandidatePosterior::CandidatePosterior(const GaussianProcess &gp, const Eigen::M
     const Eigen::Index c = std::min(kBlock, m - s);
     const Eigen::MatrixXd Kt =
         gp.kernel(Xc_.middleRows(s, c), Xw_.middleRows(s, c), gp.inputs(), gp.warped_inputs());  // (c x n)
-    Vb.noalias() = gp.chol_inverse().triangularView<Eigen::Lower>() * Kt.transpose();  // (n x c)
+    Vb.resize(n, c);
+    lower_times_bt(gp.chol_inverse(), Kt, Vb);  // (n x c)
     mean_.segment(s, c).noalias() = Vb.transpose() * beta_;
     var_.segment(s, c) =
         (prior_.segment(s, c).array() - Vb.colwise().squaredNorm().transpose().array()).max(0.0).matrix();
@@ -915,9 +894,9 @@ Eigen::MatrixXd CandidatePosterior::covariance(const std::vector<Eigen::Index> &
       Vs.col(r) = V_.topRows(rows_).col(idx[static_cast<std::size_t>(r)]);
   } else {
     const Eigen::MatrixXd Kt = gp_.kernel(Xs, Xsw, gp_.inputs(), gp_.warped_inputs());  // (s x n)
-    Vs.noalias() = gp_.chol_inverse().triangularView<Eigen::Lower>() * Kt.transpose();
+    lower_times_bt(gp_.chol_inverse(), Kt, Vs);
   }
-  C.noalias() -= Vs.transpose() * Vs;
+  subtract_vtv(Vs, C);
   return C;
 }
 

@@ -37,6 +37,7 @@ engine_libautotune_search_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(JSON_CF
 noinst_LTLIBRARIES += engine/libautotune_engine.la
 engine_libautotune_engine_la_SOURCES = \
 	engine/include/autotune/acquisition.hpp \
+	engine/include/autotune/dense.hpp \
 	engine/include/autotune/gp.hpp \
 	engine/include/autotune/history.hpp \
 	engine/include/autotune/optimizer.hpp \
@@ -46,6 +47,9 @@ engine_libautotune_engine_la_SOURCES = \
 	engine/include/autotune/workflow_replay.hpp \
 	engine/include/autotune/workflow_search.hpp \
 	engine/acquisition.cc \
+	engine/dense.cc \
+	engine/dense_kernels.hpp \
+	engine/dense_loops.hpp \
 	engine/gp.cc \
 	engine/history.cc \
 	engine/optimizer.cc \
@@ -59,12 +63,25 @@ engine_libautotune_engine_la_SOURCES = \
 engine_libautotune_engine_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) -DEIGEN_NO_DEBUG
 engine_libautotune_engine_la_LIBADD = $(MVEC_LIBS)
 
+# dense.hpp's products a second time, for AVX2 and FMA (configure: --disable-dense-avx2), in a
+# library of their own since no other file may be compiled for them.
+if DENSE_AVX2
+noinst_LTLIBRARIES += engine/libautotune_dense_avx2.la
+engine_libautotune_dense_avx2_la_SOURCES = engine/dense_avx2.cc engine/dense_kernels.hpp
+engine_libautotune_dense_avx2_la_CPPFLAGS = -I$(top_srcdir)/engine $(DENSE_EIGEN_CPPFLAGS) -DEIGEN_NO_DEBUG
+engine_libautotune_dense_avx2_la_CXXFLAGS = $(AM_CXXFLAGS) $(DENSE_AVX2_CXXFLAGS)
+engine_libautotune_engine_la_LIBADD += engine/libautotune_dense_avx2.la
+else
+EXTRA_DIST += engine/dense_avx2.cc
+endif
+
 # Unit tests of the engine (make check): one binary, well under a minute.
 check_PROGRAMS += tests/unit/engine_test
 tests_unit_engine_test_SOURCES = \
 	tests/unit/acquisition_test.cc \
 	tests/unit/conf_error.hpp \
 	tests/unit/config_test.cc \
+	tests/unit/dense_test.cc \
 	tests/unit/engine_conf_test.cc \
 	tests/unit/gp_test.cc \
 	tests/unit/history_test.cc \

@@ -1,6 +1,5 @@
 #include "autotune/optimizer.hpp"
 
-#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "autotune/acquisition.hpp"
+#include "autotune/dense.hpp"
 #include "autotune/error.hpp"
 #include "autotune/history.hpp"
 #include "autotune/rng.hpp"
@@ -507,13 +507,11 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     Eigen::VectorXd z(m);
     for (Eigen::Index r = 0; r < m; ++r) z[r] = rng.normal();
     // Jitter grows until the factorization succeeds; independent marginals if it never does.
-    Eigen::LLT<Eigen::MatrixXd> llt;
     double jitter = 1e-10 * std::max(C.diagonal().maxCoeff(), 1e-12);
     for (int a = 0; a < 6; ++a, jitter *= 100) {
       Eigen::MatrixXd Cj = C;
       Cj.diagonal().array() += jitter;
-      llt.compute(Cj);
-      if (llt.info() == Eigen::Success) return Eigen::VectorXd(mean + llt.matrixL() * z);
+      if (cholesky_lower(Cj)) return Eigen::VectorXd(mean + Cj.triangularView<Eigen::Lower>() * z);
     }
     return Eigen::VectorXd(mean + C.diagonal().cwiseMax(0.0).cwiseSqrt().cwiseProduct(z));
   };

@@ -1,8 +1,8 @@
 # Tests of the build itself (make check) and the programs the MPI and integration tests run on
 # the local cluster (scripts/test).  Unit tests of each library are listed in its local.mk.
-TESTS += tests/unit/plugin_abi.sh tests/unit/link_deps.sh   # configure_errors.sh: first (Makefile.am)
+TESTS += tests/unit/plugin_abi.sh tests/unit/link_deps.sh tests/unit/dense_symbols.sh   # configure_errors.sh: first (Makefile.am)
 TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) LUA=$(LUA); export top_builddir top_srcdir LUA;
-EXTRA_DIST += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/unit/link_deps.sh tests/integration tests/mpi/run.test tests/run-integration tests/sanitize
+EXTRA_DIST += tests/unit/plugin_abi.sh tests/unit/configure_errors.sh tests/unit/link_deps.sh tests/unit/dense_symbols.sh tests/integration tests/mpi/run.test tests/run-integration tests/sanitize
 
 # The scripts of scripts/ and bench/ answer --help and refuse an unknown option, starting nothing.
 TESTS += tests/unit/scripts_help.sh
