@@ -9,7 +9,9 @@
 #include <numeric>
 #include <string>
 
-#if defined(__SSE2__)
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -20,6 +22,75 @@
 
 namespace autotune {
 namespace {
+
+// RankingLoss::sorted()'s inner count: of v[q], ..., v[n - 1], how many are below tp and how many
+// equal to it.  Exact in every variant: a comparison is a lane of all ones (-1), subtracted.
+using CountFn = void (*)(const double *v, Eigen::Index q, Eigen::Index n, double tp,
+                         std::uint64_t *below, std::uint64_t *equal);
+
+void count_from(const double *v, Eigen::Index q, Eigen::Index n, double tp, std::uint64_t *below,
+                std::uint64_t *equal) {
+  std::uint64_t b = 0, e = 0;
+#if defined(__SSE2__)
+  // Two at a time.
+  const __m128d vp = _mm_set1_pd(tp);
+  __m128i lt = _mm_setzero_si128(), eq = _mm_setzero_si128();
+  for (; q + 2 <= n; q += 2) {
+    const __m128d vq = _mm_loadu_pd(v + q);
+    lt = _mm_sub_epi64(lt, _mm_castpd_si128(_mm_cmplt_pd(vq, vp)));
+    eq = _mm_sub_epi64(eq, _mm_castpd_si128(_mm_cmpeq_pd(vq, vp)));
+  }
+  std::uint64_t lanes[2];
+  _mm_storeu_si128(reinterpret_cast<__m128i *>(lanes), lt);
+  b = lanes[0] + lanes[1];
+  _mm_storeu_si128(reinterpret_cast<__m128i *>(lanes), eq);
+  e = lanes[0] + lanes[1];
+#endif
+  for (; q < n; ++q) {
+    b += v[q] < tp;
+    e += v[q] == tp;
+  }
+  *below = b;
+  *equal = e;
+}
+
+#if defined(__x86_64__)
+// Four at a time, where the CPU has AVX2 (chosen at run time: count()).
+__attribute__((target("avx2"))) void count_from_avx2(const double *v, Eigen::Index q, Eigen::Index n,
+                                                     double tp, std::uint64_t *below,
+                                                     std::uint64_t *equal) {
+  const __m256d vp = _mm256_set1_pd(tp);
+  __m256i lt = _mm256_setzero_si256(), eq = _mm256_setzero_si256();
+  for (; q + 4 <= n; q += 4) {
+    const __m256d vq = _mm256_loadu_pd(v + q);
+    lt = _mm256_sub_epi64(lt, _mm256_castpd_si256(_mm256_cmp_pd(vq, vp, _CMP_LT_OS)));
+    eq = _mm256_sub_epi64(eq, _mm256_castpd_si256(_mm256_cmp_pd(vq, vp, _CMP_EQ_OQ)));
+  }
+  std::uint64_t lanes[4];
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(lanes), lt);
+  std::uint64_t b = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(lanes), eq);
+  std::uint64_t e = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  for (; q < n; ++q) {
+    b += v[q] < tp;
+    e += v[q] == tp;
+  }
+  *below = b;
+  *equal = e;
+}
+#endif
+
+CountFn count() {
+#if defined(__x86_64__)
+  static const CountFn f = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? count_from_avx2 : count_from;
+  }();
+  return f;
+#else
+  return count_from;
+#endif
+}
 
 // Streams of the seed, so the parts of one search draw independent numbers.
 constexpr std::uint64_t kStreamDesign = 1, kStreamRandom = 2;  // kStreamGp = 3: optimizer.cc
@@ -281,30 +352,12 @@ std::size_t RankingLoss::sorted(const Eigen::VectorXd &t) const {
   // tie and p's index is the lower one (ranking_loss compares s[j] < s[k] for j < k).
   const Eigen::Index n = t.size();
   const double *v = t.data();
+  const CountFn count_below_equal = count();
   std::size_t loss = 0;
   for (Eigen::Index p = 0; p < n; ++p) {
     const double tp = v[p];
-    Eigen::Index q = next_[static_cast<std::size_t>(p)];
     std::uint64_t below = 0, equal = 0;
-#if defined(__SSE2__)
-    // Two pairs at a time: a true comparison is a lane of all ones (-1), subtracted.
-    const __m128d vp = _mm_set1_pd(tp);
-    __m128i lt = _mm_setzero_si128(), eq = _mm_setzero_si128();
-    for (; q + 2 <= n; q += 2) {
-      const __m128d vq = _mm_loadu_pd(v + q);
-      lt = _mm_sub_epi64(lt, _mm_castpd_si128(_mm_cmplt_pd(vq, vp)));
-      eq = _mm_sub_epi64(eq, _mm_castpd_si128(_mm_cmpeq_pd(vq, vp)));
-    }
-    std::uint64_t lanes[2];
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(lanes), lt);
-    below = lanes[0] + lanes[1];
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(lanes), eq);
-    equal = lanes[0] + lanes[1];
-#endif
-    for (; q < n; ++q) {
-      below += v[q] < tp;
-      equal += v[q] == tp;
-    }
+    count_below_equal(v, next_[static_cast<std::size_t>(p)], n, tp, &below, &equal);
     loss += below;
     if (equal != 0)
       for (Eigen::Index q = next_[static_cast<std::size_t>(p)]; q < n; ++q)

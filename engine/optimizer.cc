@@ -559,7 +559,9 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     if (cgp) {
       Eigen::MatrixXd Xs(m, Xall.cols());
       for (Eigen::Index r = 0; r < m; ++r) Xs.row(r) = Xall.row(idx[static_cast<std::size_t>(r)]);
-      const CandidatePosterior cpost(*cgp, Xs, false);
+      // With fantasies kept, covariance() reuses the posterior's L^-1 k(X, Xs) (the same numbers
+      // it would compute again).
+      const CandidatePosterior cpost(*cgp, Xs, true);
       std::vector<Eigen::Index> all(static_cast<std::size_t>(m));
       std::iota(all.begin(), all.end(), 0);
       cdraw =
