@@ -5,7 +5,9 @@
 // different seeds.  Prints the median and p90 of the step (wall clock and this thread's CPU
 // time: on a shared machine the CPU time is the step itself, the wall time also counts the time
 // other processes held the core), the same step with scalar exp and erfc, the part spent
-// fitting the score model's hyperparameters, the step without input warping, a batch of 4, and
+// fitting the score model's hyperparameters, the step with the dense products compiled for the
+// x86-64 baseline where the CPU runs them for AVX2 and FMA (dense.hpp; also at gamma 0.5 with a
+// history), the step without input warping, a batch of 4, and
 // the random strategy's step run side by side as the baseline (everything but the model), with
 // the ratio to the 5 ms target.  With a warm start (history.hpp): the step with the base models
 // of --history problems of 69 observations each (default 10), and their preparation (done once,
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "autotune/candidates.hpp"
+#include "autotune/dense.hpp"
 #include "autotune/error.hpp"
 #include "autotune/history.hpp"
 #include "autotune/optimizer.hpp"
@@ -257,6 +260,17 @@ int main(int argc, char **argv) {
     proposer(Strategy::bo, 1, true)(seed);
     use_vector_math_variant(fast_math.c_str());
   };
+  // The same steps with the dense products compiled for the x86-64 baseline (dense.hpp), against
+  // the variant this CPU runs (AVX2 and FMA where it has them).
+  const std::string fast_dense = dense_variant();
+  auto baseline_products = [&](std::function<void(std::uint64_t)> step) {
+    return [&, step](std::uint64_t seed) {
+      use_dense_variant("baseline");
+      step(seed);
+      use_dense_variant(fast_dense.c_str());
+    };
+  };
+  const auto half_warm_step = warm_with(0, 0.5);
   const std::vector<Timing> t = time({
       proposer(Strategy::bo, 1, true),
       scalar_math,
@@ -279,7 +293,7 @@ int main(int argc, char **argv) {
         e.gamma = 0.5;
         if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
       },
-      warm_with(0, 0.5),
+      half_warm_step,
       [&](std::uint64_t seed) {  // the defaults at gamma 0: EI, linear term
         EngineOptions e = o;
         e.seed = seed;
@@ -300,16 +314,19 @@ int main(int argc, char **argv) {
         e.score_factor = factors;
         if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
       },
+      baseline_products(proposer(Strategy::bo, 1, true)),
+      baseline_products(half_warm_step),
   });
   const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
                &rnd = t[6], &warm_t = t[7], &prep = t[8], &add = t[9], &both = t[10],
                &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14], &half = t[15], &half_warm = t[16],
-               &zero = t[17], &zero_warm = t[18], &timed = t[19];
+               &zero = t[17], &zero_warm = t[18], &timed = t[19], &bo_base = t[20], &half_warm_base = t[21];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
-      "%zu repeats; vector math: %s\n",
-      cs.size(), cs.feature_groups(), done.size(), done.size() / 10, repeats, fast_math.c_str());
+      "%zu repeats; vector math: %s; dense products: %s\n",
+      cs.size(), cs.feature_groups(), done.size(), done.size() / 10, repeats, fast_math.c_str(),
+      fast_dense.c_str());
   std::printf("  %-28s %10s %10s %10s %10s\n", "", "cpu med", "cpu p90", "wall med", "wall p90");
   auto row = [](const char *name, const Timing &t) {
     std::printf("  %-28s %7.3f ms %7.3f ms %7.3f ms %7.3f ms\n", name, quantile(t.cpu, 0.5),
@@ -317,6 +334,7 @@ int main(int argc, char **argv) {
   };
   row("bo step (k=1)", bo);
   row("  the same, scalar math", scalar);
+  row("  baseline products", bo_base);
   row("  score model fit alone", fit);
   row("bo step, no input warping", plain);
   row("  score model fit alone", plain_fit);
@@ -334,6 +352,7 @@ int main(int argc, char **argv) {
   row("bo step, hedge (share 1)", hedge);
   row("bo step, gamma 0.5 defaults", half);
   row("  the same, with history", half_warm);
+  row("    and baseline products", half_warm_base);
   row("bo step, gamma 0 defaults", zero);
   row("  the same, with history", zero_warm);
   row("bo step, time model (auto)", timed);
@@ -343,9 +362,10 @@ int main(int argc, char **argv) {
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
       "  bo step / random step: %.0fx; bo step / without input warping: %.2f; "
-      "bo step / scalar math: %.2f; bo step / 5 ms target: %.2f (%s)\n",
+      "bo step / scalar math: %.2f; bo step / baseline products: %.2f; bo step / 5 ms target: %.2f (%s)\n",
       med / std::max(1e-6, quantile(rnd.cpu, 0.5)), med / std::max(1e-6, quantile(plain.cpu, 0.5)),
-      med / std::max(1e-6, quantile(scalar.cpu, 0.5)), med / 5.0, med <= 5.0 ? "met" : "NOT met");
+      med / std::max(1e-6, quantile(scalar.cpu, 0.5)), med / std::max(1e-6, quantile(bo_base.cpu, 0.5)),
+      med / 5.0, med <= 5.0 ? "met" : "NOT met");
   const double wmed = quantile(warm_t.cpu, 0.5);
   std::printf("  bo step with history / without: %.2f; with history / 5 ms target: %.2f (%s)\n",
               wmed / std::max(1e-6, med), wmed / 5.0, wmed <= 5.0 ? "met" : "NOT met");
@@ -363,9 +383,10 @@ int main(int argc, char **argv) {
   std::printf("  default step at gamma 0.5 / at gamma 1: %.2f; / 5 ms target: %.2f (%s)\n",
               hmed / std::max(1e-6, med), hmed / 5.0, hmed <= 5.0 ? "met" : "NOT met");
   const double hwmed = quantile(half_warm.cpu, 0.5);
-  std::printf("  default step at gamma 0.5 with history / at gamma 1 with history: %.2f; / 5 ms target: "
-              "%.2f (%s)\n",
-              hwmed / std::max(1e-6, wmed), hwmed / 5.0, hwmed <= 5.0 ? "met" : "NOT met");
+  std::printf("  default step at gamma 0.5 with history / at gamma 1 with history: %.2f; / with baseline "
+              "products: %.2f; / 5 ms target: %.2f (%s)\n",
+              hwmed / std::max(1e-6, wmed), hwmed / std::max(1e-6, quantile(half_warm_base.cpu, 0.5)),
+              hwmed / 5.0, hwmed <= 5.0 ? "met" : "NOT met");
   const double zmed = quantile(zero.cpu, 0.5), zwmed = quantile(zero_warm.cpu, 0.5);
   std::printf("  default step at gamma 0 / at gamma 1: %.2f cold, %.2f with history; with history / 5 ms "
               "target: %.2f (%s)\n",
