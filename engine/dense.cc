@@ -3,10 +3,10 @@
 #include "autotune/dense.hpp"
 
 #include <Eigen/Cholesky>
-#include <cstring>
 #include <vector>
 
 #include "autotune/vector_math.hpp"
+#include "cpu_variants.hpp"
 #include "dense_loops.hpp"
 
 #if HAVE_DENSE_AVX2
@@ -92,10 +92,8 @@ std::vector<Variant> available() {
   return v;
 }
 
-Variant &current() {
-  static Variant v = available().front();
-  return v;
-}
+using Chosen = CpuVariants<Variant, available>;
+Variant &current() { return Chosen::current(); }
 
 }  // namespace
 
@@ -120,12 +118,7 @@ void matern52_from_products(Out K, const Vec &na, const Vec &nb, double sf2) {
 const char *dense_variant() { return current().name; }
 
 bool use_dense_variant(const char *name) {
-  for (const Variant &v : available())
-    if (std::strcmp(v.name, name) == 0) {
-      current() = v;
-      return true;
-    }
-  return false;
+  return Chosen::use(name);
 }
 
 }  // namespace autotune

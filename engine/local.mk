@@ -47,6 +47,7 @@ engine_libautotune_engine_la_SOURCES = \
 	engine/include/autotune/workflow_replay.hpp \
 	engine/include/autotune/workflow_search.hpp \
 	engine/acquisition.cc \
+	engine/cpu_variants.hpp \
 	engine/dense.cc \
 	engine/dense_kernels.hpp \
 	engine/dense_loops.hpp \

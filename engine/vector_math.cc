@@ -3,8 +3,9 @@
 #include "autotune/vector_math.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <vector>
+
+#include "cpu_variants.hpp"
 
 #if HAVE_LIBMVEC_X86_64
 #include <immintrin.h>
@@ -74,10 +75,8 @@ std::vector<Variant> available() {
   return v;
 }
 
-Variant &current() {
-  static Variant v = available().front();
-  return v;
-}
+using Chosen = CpuVariants<Variant, available>;
+Variant &current() { return Chosen::current(); }
 
 }  // namespace
 
@@ -110,12 +109,7 @@ void fill_normal(Rng &rng, double *z, std::size_t n) {
 const char *vector_math_variant() { return current().name; }
 
 bool use_vector_math_variant(const char *name) {
-  for (const Variant &v : available())
-    if (std::strcmp(v.name, name) == 0) {
-      current() = v;
-      return true;
-    }
-  return false;
+  return Chosen::use(name);
 }
 
 }  // namespace autotune
