@@ -3,8 +3,8 @@
 // namespace autotune_eigen_avx2: were they in Eigen's own, the linker would keep one copy of each
 // template function for the whole program, and baseline code could end up calling a copy built
 // for AVX2 (or the other way round, with Eigen's alignment of its own allocations differing
-// between the two).  tests/unit/dense_symbols.sh checks that this file defines no other shared
-// symbol.
+// between the two).  What the compiler still emits here for sharing (a standard library inline
+// function, a helper of its own) must hold no AVX instruction: tests/unit/dense_symbols.sh.
 #define Eigen autotune_eigen_avx2
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
