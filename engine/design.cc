@@ -19,6 +19,7 @@
 #include "autotune/history.hpp"
 #include "autotune/rng.hpp"
 #include "autotune/units.hpp"
+#include "cpu_variants.hpp"
 
 namespace autotune {
 namespace {
@@ -55,7 +56,7 @@ void count_from(const double *v, Eigen::Index q, Eigen::Index n, double tp, std:
 }
 
 #if defined(__x86_64__)
-// Four at a time, where the CPU has AVX2 (chosen at run time: count()).
+// Four at a time, where the CPU has AVX2 (chosen at run time: count_variants()).
 __attribute__((target("avx2"))) void count_from_avx2(const double *v, Eigen::Index q, Eigen::Index n,
                                                      double tp, std::uint64_t *below,
                                                      std::uint64_t *equal) {
@@ -80,17 +81,23 @@ __attribute__((target("avx2"))) void count_from_avx2(const double *v, Eigen::Ind
 }
 #endif
 
-CountFn count() {
+struct CountVariant {
+  CountFn count;
+  const char *name;
+};
+
+// The variants this build and CPU have, fastest first.
+std::vector<CountVariant> count_variants() {
+  std::vector<CountVariant> v;
 #if defined(__x86_64__)
-  static const CountFn f = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? count_from_avx2 : count_from;
-  }();
-  return f;
-#else
-  return count_from;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) v.push_back({count_from_avx2, "avx2"});
 #endif
+  v.push_back({count_from, "baseline"});
+  return v;
 }
+
+using CountChoice = CpuVariants<CountVariant, count_variants>;
 
 // Streams of the seed, so the parts of one search draw independent numbers.
 constexpr std::uint64_t kStreamDesign = 1, kStreamRandom = 2;  // kStreamGp = 3: optimizer.cc
@@ -352,7 +359,7 @@ std::size_t RankingLoss::sorted(const Eigen::VectorXd &t) const {
   // tie and p's index is the lower one (ranking_loss compares s[j] < s[k] for j < k).
   const Eigen::Index n = t.size();
   const double *v = t.data();
-  const CountFn count_below_equal = count();
+  const CountFn count_below_equal = CountChoice::current().count;
   std::size_t loss = 0;
   for (Eigen::Index p = 0; p < n; ++p) {
     const double tp = v[p];
@@ -365,6 +372,10 @@ std::size_t RankingLoss::sorted(const Eigen::VectorXd &t) const {
   }
   return loss;
 }
+
+const char *ranking_variant() { return CountChoice::current().name; }
+
+bool use_ranking_variant(const char *name) { return CountChoice::use(name); }
 
 double kendall_limit(std::size_t pairs, std::size_t n, double z) {
   const double pd = static_cast<double>(pairs), nd = static_cast<double>(n);

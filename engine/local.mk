@@ -25,6 +25,7 @@ engine_libautotune_search_la_SOURCES = \
 	engine/include/autotune/workflow.hpp \
 	engine/candidates.cc \
 	engine/config.cc \
+	engine/cpu_variants.hpp \
 	engine/design.cc \
 	engine/engine_conf.cc \
 	engine/objective.cc \
@@ -47,7 +48,6 @@ engine_libautotune_engine_la_SOURCES = \
 	engine/include/autotune/workflow_replay.hpp \
 	engine/include/autotune/workflow_search.hpp \
 	engine/acquisition.cc \
-	engine/cpu_variants.hpp \
 	engine/dense.cc \
 	engine/dense_kernels.hpp \
 	engine/dense_loops.hpp \

@@ -9,6 +9,7 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <string>
 
 #include "autotune/error.hpp"
 #include "autotune/optimizer.hpp"
@@ -361,34 +362,46 @@ TEST(WarmStart, RgpeWeightsRankTheModels) {
 }
 
 // RankingLoss (RGPE's draws) counts what ranking_loss counts, ties in y (failures) and in s
-// included, and its pairs are those of distinct y.
+// included, and its pairs are those of distinct y: in every variant of the count this CPU has.
 TEST(WarmStart, RankingLossAgreesWithThePairwiseCount) {
-  Rng rng(7);
-  for (int trial = 0; trial < 300; ++trial) {
-    const Eigen::Index n = 1 + static_cast<Eigen::Index>(rng.uniform() * 40);
-    Eigen::VectorXd y(n), s(n);
-    for (Eigen::Index j = 0; j < n; ++j) {
-      // Few distinct values, so that both vectors tie often; some failures (+inf).
-      y[j] = rng.uniform() < 0.15 ? std::numeric_limits<double>::infinity()
-                                  : std::floor(rng.uniform() * 6);
-      s[j] = trial % 2 ? std::floor(rng.uniform() * 4) : rng.normal();
+  const std::string chosen = ranking_variant();
+  EXPECT_FALSE(use_ranking_variant("avx512"));
+  EXPECT_EQ(ranking_variant(), chosen);  // an unknown name changes nothing
+  int variants = 0;
+  for (const char *variant : {"avx2", "baseline"}) {
+    if (!use_ranking_variant(variant)) continue;
+    ++variants;
+    EXPECT_STREQ(ranking_variant(), variant);
+    Rng rng(7);
+    for (int trial = 0; trial < 300; ++trial) {
+      const Eigen::Index n = 1 + static_cast<Eigen::Index>(rng.uniform() * 40);
+      Eigen::VectorXd y(n), s(n);
+      for (Eigen::Index j = 0; j < n; ++j) {
+        // Few distinct values, so that both vectors tie often; some failures (+inf).
+        y[j] = rng.uniform() < 0.15 ? std::numeric_limits<double>::infinity()
+                                    : std::floor(rng.uniform() * 6);
+        s[j] = trial % 2 ? std::floor(rng.uniform() * 4) : rng.normal();
+      }
+      const RankingLoss ranking(y);
+      std::size_t pairs = 0;
+      for (Eigen::Index j = 0; j < n; ++j)
+        for (Eigen::Index k = j + 1; k < n; ++k) pairs += y[j] != y[k];
+      EXPECT_EQ(ranking.pairs(), pairs) << "trial " << trial;
+      EXPECT_EQ(ranking(s), ranking_loss(s, y)) << variant << ", trial " << trial;
+      Eigen::VectorXd t(n);
+      for (Eigen::Index j = 0; j < n; ++j) t[ranking.position(j)] = s[j];
+      EXPECT_EQ(ranking.sorted(t), ranking_loss(s, y)) << variant << ", trial " << trial;
     }
-    const RankingLoss ranking(y);
-    std::size_t pairs = 0;
-    for (Eigen::Index j = 0; j < n; ++j)
-      for (Eigen::Index k = j + 1; k < n; ++k) pairs += y[j] != y[k];
-    EXPECT_EQ(ranking.pairs(), pairs) << "trial " << trial;
-    EXPECT_EQ(ranking(s), ranking_loss(s, y)) << "trial " << trial;
-    Eigen::VectorXd t(n);
-    for (Eigen::Index j = 0; j < n; ++j) t[ranking.position(j)] = s[j];
-    EXPECT_EQ(ranking.sorted(t), ranking_loss(s, y)) << "trial " << trial;
+    // A model in y's order loses nothing; the reverse order loses every pair of distinct y.
+    Eigen::VectorXd y(4), up(4);
+    y << 3, 1, 1, 2;
+    up << 30, 10, 11, 20;
+    EXPECT_EQ(RankingLoss(y)(up), 0u) << variant;
+    EXPECT_EQ(RankingLoss(y)(-up), 5u) << variant;
   }
-  // A model in y's order loses nothing; the reverse order loses every pair of distinct y.
-  Eigen::VectorXd y(4), up(4);
-  y << 3, 1, 1, 2;
-  up << 30, 10, 11, 20;
-  EXPECT_EQ(RankingLoss(y)(up), 0u);
-  EXPECT_EQ(RankingLoss(y)(-up), 5u);
+  EXPECT_GE(variants, 1);
+  EXPECT_TRUE(use_ranking_variant("baseline"));
+  use_ranking_variant(chosen.c_str());
 }
 
 TEST(WarmStart, MapHistoryKeepsTheCandidatesOfTheTarget) {

@@ -454,6 +454,13 @@ class RankingLoss {
   std::size_t pairs_ = 0;
 };
 
+// The variant RankingLoss::sorted() counts with: "avx2" (four pairs at a time) where the CPU has
+// AVX2, else "baseline" (two at a time on SSE2); the counts are the same.  use_ranking_variant()
+// makes the named one run from now on (for tests, which check both), false for one this build or
+// CPU does not have; not while another thread counts.
+const char *ranking_variant();
+bool use_ranking_variant(const char *name);
+
 // Kendall's test against a random order (the gate of history.hpp and history_confirmed()): with
 // n ranked trials, P pairs of distinct ranks and `discordant` of them ordered otherwise by a
 // model, kendall_limit is the most discordant pairs a model may have to order them better than a
