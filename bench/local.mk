@@ -9,7 +9,7 @@ bench_ssp_ps_bench_LDADD = examples/libexamples.la libssp/libssp.la $(MPI_LIBS)
 # bench/gemm_rate: the single-core GEMM rate on examples/mlp's shapes against its gradient.
 noinst_PROGRAMS += bench/gemm_rate
 bench_gemm_rate_SOURCES = bench/gemm_rate.cc
-bench_gemm_rate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS) $(EXAMPLES_EIGEN_CPPFLAGS) -DEIGEN_NO_DEBUG
+bench_gemm_rate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libssp/include $(MPI_CPPFLAGS) $(EIGEN_SYSTEM_CPPFLAGS) -DEIGEN_NO_DEBUG
 bench_gemm_rate_CXXFLAGS = $(AM_CXXFLAGS) $(EXAMPLES_ARCH_CXXFLAGS)
 bench_gemm_rate_LDFLAGS = $(NO_WRAPPER_FLAGS)
 bench_gemm_rate_LDADD = examples/libmlp.la examples/libexamples.la libssp/libssp.la $(MPI_LIBS)

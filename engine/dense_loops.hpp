@@ -9,6 +9,9 @@
 
 namespace autotune::dense_loops {
 
+// sqrt(5), the Matern-5/2 kernel's constant (engine/gp.cc's too).
+constexpr double kSqrt5 = 2.23606797749979;
+
 // inv = L^-1 for L lower triangular (n x n), by forward substitution column by column (n^3/6
 // multiply-adds; Eigen's blocked triangular solve is several times slower at these sizes).  Each
 // step updates the rest of the column with a contiguous column of L (a vectorized axpy).
@@ -32,7 +35,6 @@ void lower_inverse(const ConstMatrix &L, Matrix &inv) {
 template <class Array, class Matrix, class ConstVector>
 void matern52(Matrix &K, const ConstVector &na, const ConstVector &nb, double sf2,
               void (*exp)(double *, std::size_t)) {
-  constexpr double kSqrt5 = 2.23606797749979;  // as engine/gp.cc
   Array r(K.rows()), e(K.rows());
   for (decltype(K.cols()) j = 0; j < K.cols(); ++j) {
     auto col = K.col(j).array();

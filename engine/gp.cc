@@ -12,11 +12,12 @@
 #include "autotune/error.hpp"
 #include "autotune/rng.hpp"
 #include "autotune/vector_math.hpp"
+#include "dense_loops.hpp"
 
 namespace autotune {
 namespace {
 
-constexpr double kSqrt5 = 2.23606797749979;
+using dense_loops::kSqrt5;
 constexpr double kLog2Pi = 1.8378770664093453;
 constexpr double kJitter = 1e-9;
 

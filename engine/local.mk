@@ -69,11 +69,9 @@ engine_libautotune_engine_la_LIBADD = $(MVEC_LIBS)
 if DENSE_AVX2
 noinst_LTLIBRARIES += engine/libautotune_dense_avx2.la
 engine_libautotune_dense_avx2_la_SOURCES = engine/dense_avx2.cc engine/dense_kernels.hpp
-engine_libautotune_dense_avx2_la_CPPFLAGS = -I$(top_srcdir)/engine $(DENSE_EIGEN_CPPFLAGS) -DEIGEN_NO_DEBUG
+engine_libautotune_dense_avx2_la_CPPFLAGS = -I$(top_srcdir)/engine $(EIGEN_SYSTEM_CPPFLAGS) -DEIGEN_NO_DEBUG
 engine_libautotune_dense_avx2_la_CXXFLAGS = $(AM_CXXFLAGS) $(DENSE_AVX2_CXXFLAGS)
 engine_libautotune_engine_la_LIBADD += engine/libautotune_dense_avx2.la
-else
-EXTRA_DIST += engine/dense_avx2.cc
 endif
 
 # Unit tests of the engine (make check): one binary, well under a minute.

@@ -24,7 +24,7 @@ examples_logreg_allreduce_LDADD = examples/libexamples.la libssp/libssp.la $(MPI
 # The dense model, built once for the mlp programs and bench/gemm_rate.
 noinst_LTLIBRARIES += examples/libmlp.la
 examples_libmlp_la_SOURCES = examples/mlp_model.cc examples/mlp_model.hpp
-examples_libmlp_la_CPPFLAGS = $(EXAMPLE_CPPFLAGS) $(EXAMPLES_EIGEN_CPPFLAGS) -DEIGEN_NO_DEBUG
+examples_libmlp_la_CPPFLAGS = $(EXAMPLE_CPPFLAGS) $(EIGEN_SYSTEM_CPPFLAGS) -DEIGEN_NO_DEBUG
 examples_libmlp_la_CXXFLAGS = $(AM_CXXFLAGS) $(EXAMPLES_ARCH_CXXFLAGS)
 noinst_PROGRAMS += examples/mlp examples/mlp_allreduce
 examples_mlp_SOURCES = examples/mlp.cc

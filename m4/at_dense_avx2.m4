@@ -5,8 +5,7 @@
 # on the x86-64 baseline, so one build runs on every x86-64 CPU.  Needs x86-64 and a compiler that
 # takes -mavx2 -mfma; otherwise only the baseline is built.  --disable-dense-avx2 builds only the
 # baseline.  Defines HAVE_DENSE_AVX2, the conditional DENSE_AVX2, and substitutes
-# DENSE_AVX2_CXXFLAGS and DENSE_EIGEN_CPPFLAGS (Eigen's include directories as system headers,
-# -isystem, as for the examples: its vector code is not -Werror clean on every target).
+# DENSE_AVX2_CXXFLAGS.
 AC_DEFUN([AT_DENSE_AVX2], [
   AC_ARG_ENABLE([dense-avx2],
     [AS_HELP_STRING([--disable-dense-avx2],
@@ -32,7 +31,5 @@ __m256d f(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); }]
     AC_DEFINE([HAVE_DENSE_AVX2], [1], [Define to 1 to build the engine's dense products for AVX2 and FMA as well.])
   ])
   AM_CONDITIONAL([DENSE_AVX2], [test "x$at_dense_avx2" = xyes])
-  DENSE_EIGEN_CPPFLAGS=`echo " $EIGEN_CFLAGS" | sed 's/ -I/ -isystem /g'`
   AC_SUBST([DENSE_AVX2_CXXFLAGS])
-  AC_SUBST([DENSE_EIGEN_CPPFLAGS])
 ])

@@ -4,10 +4,10 @@
 # bench/gemm_rate.cc): -march=native when the compiler takes it.  These programs are never
 # installed (noinst_PROGRAMS): they run on the machine that built them, where Eigen's products on
 # that CPU's widest vectors (AVX2 + FMA here) are about twice as fast as on the x86-64 baseline
-# (SSE2).  --disable-native-examples keeps the baseline.  Substitutes EXAMPLES_ARCH_CXXFLAGS and
-# EXAMPLES_EIGEN_CPPFLAGS: Eigen's include directories as system headers (-isystem), since its
-# AVX-512 code has unused variables that -Werror would reject, and
-# -Wno-uninitialized (GCC 12 warns about its own AVX-512 intrinsics once inlined into Eigen).
+# (SSE2).  --disable-native-examples keeps the baseline.  Substitutes EXAMPLES_ARCH_CXXFLAGS,
+# with -Wno-uninitialized (GCC 12 warns about its own AVX-512 intrinsics once inlined into Eigen);
+# the examples include Eigen as system headers (configure.ac: EIGEN_SYSTEM_CPPFLAGS), since its
+# AVX-512 code has unused variables that -Werror would reject.
 AC_DEFUN([AT_EXAMPLES_ARCH], [
   AC_ARG_ENABLE([native-examples],
     [AS_HELP_STRING([--disable-native-examples],
@@ -23,7 +23,5 @@ AC_DEFUN([AT_EXAMPLES_ARCH], [
     CXXFLAGS=$at_save_CXXFLAGS
     AC_MSG_RESULT([$at_native])
   ])
-  EXAMPLES_EIGEN_CPPFLAGS=`echo " $EIGEN_CFLAGS" | sed 's/ -I/ -isystem /g'`
   AC_SUBST([EXAMPLES_ARCH_CXXFLAGS])
-  AC_SUBST([EXAMPLES_EIGEN_CPPFLAGS])
 ])
