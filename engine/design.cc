@@ -177,6 +177,17 @@ double automatic_feasibility_power(double gamma, bool time_modelled) {
   return gamma >= kFeasibilityPowerGammaLow ? kFeasibilityPowerAuto : 1.0;
 }
 
+bool automatic_time_model_always(double gamma, bool categorical) { return gamma >= 1 && categorical; }
+
+double automatic_cheap_design(double gamma, bool warm, bool categorical) {
+  return !warm && automatic_time_model_always(gamma, categorical) ? kCheapDesignShare : 1.0;
+}
+
+double EngineOptions::effective_cheap_design(bool categorical) const {
+  if (cheap_design) return *cheap_design;
+  return automatic_cheap_design(gamma, history && history->size() > 0, categorical);
+}
+
 bool automatic_time_model_turns(double gamma, bool categorical) {
   return gamma >= kTimeModelTurnsGammaLow && gamma < 1 && !categorical;
 }
@@ -314,6 +325,13 @@ void EngineOptions::validate() const {
     for (double f : *score_factor)
       if (!(std::isfinite(f) && f > 0))
         throw_invalid("a candidate's score factor '" + format_double(f) + "' must be finite and > 0");
+  if (rate)
+    for (double r : *rate)
+      if (!(std::isfinite(r) && r > 0))
+        throw_invalid("a candidate's cost rate '" + format_double(r) + "' must be finite and > 0");
+  if (cheap_design && !(*cheap_design > 0 && *cheap_design <= 1))
+    throw_invalid("the share of the cheapest candidates for the initial design '" +
+                  format_double(*cheap_design) + "' must be above 0 and at most 1");
   if (history_confirm && !(*history_confirm <= 10))
     throw_invalid("the history's confirmation '" + format_double(*history_confirm) +
                   "' must be at most 10 (below 0: off)");
@@ -419,21 +437,48 @@ bool history_confirmed(const WarmStart &ws, const std::vector<Observation> &done
   return kendall_passes(ranking_loss(m, y), pairs, n, z);
 }
 
+namespace {
+
+// The candidates the cold initial design is drawn from (EngineOptions::cheap_design): those whose
+// cost rate is at most the rate of rank floor(share x n) (ties included), or every candidate.
+std::vector<std::size_t> design_pool(const CandidateSet &cs, const EngineOptions &o) {
+  const std::size_t n = cs.size();
+  std::vector<std::size_t> pool(n);
+  std::iota(pool.begin(), pool.end(), 0);
+  const double share = o.effective_cheap_design(cs.has_categorical());
+  if (!o.rate || share >= 1 || n == 0) return pool;
+  const std::vector<double> &rate = *o.rate;
+  if (rate.size() != n)
+    throw_invalid("propose: " + std::to_string(rate.size()) + " cost rates for " + std::to_string(n) +
+                  " candidates");
+  std::vector<double> sorted = rate;
+  const std::size_t rank =
+      std::min(n - 1, static_cast<std::size_t>(std::floor(share * static_cast<double>(n))));
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(rank), sorted.end());
+  const double cut = sorted[rank];
+  pool.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (rate[i] <= cut) pool.push_back(i);
+  return pool;
+}
+
+}  // namespace
+
 std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t count,
                                         const EngineOptions &o) {
-  const std::size_t n = cs.size();
-  count = std::min(count, n);
+  count = std::min(count, cs.size());
   const Eigen::MatrixXd &X = cs.encoded();
   Rng rng(o.seed, kStreamDesign);
+  // The maximin subset of size m among design_draws random subsets of the pool (every candidate,
+  // or the cheapest ones: design_pool()).
+  std::vector<std::size_t> perm = design_pool(cs, o);
+  const std::size_t n = perm.size();
   const std::size_t m = std::min(o.effective_initial_trials(cs.has_categorical()), n);
-  // The maximin subset of size m among design_draws random subsets.
   std::vector<std::size_t> best;
   double best_score = -1;
-  std::vector<std::size_t> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
   for (std::size_t d = 0; d < std::max<std::size_t>(1, o.design_draws); ++d) {
     // A partial Fisher-Yates shuffle picks perm[0..m); undo its swaps afterwards so every draw
-    // starts from the identity (O(m) per draw instead of O(n)).
+    // starts from the pool's order (O(m) per draw instead of O(n)).
     std::vector<std::pair<std::size_t, std::size_t>> swaps;
     for (std::size_t i = 0; i < m; ++i) {
       const std::size_t j = i + rng.below(n - i);
@@ -453,20 +498,22 @@ std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t coun
   std::vector<std::size_t> order = best;
   order.resize(std::min(order.size(), count));
   if (order.size() >= count) return order;
-  // Greedy continuation: the candidate farthest from all chosen ones (ties: a seeded order).
-  const std::vector<std::size_t> tie = random_order(n, o.seed ^ 0x5bd1e995u);
-  std::vector<double> dmin(n, std::numeric_limits<double>::infinity());
-  std::vector<bool> chosen(n, false);
+  // Greedy continuation over every candidate: the one farthest from all chosen ones (ties: a
+  // seeded order).
+  const std::size_t all = cs.size();
+  const std::vector<std::size_t> tie = random_order(all, o.seed ^ 0x5bd1e995u);
+  std::vector<double> dmin(all, std::numeric_limits<double>::infinity());
+  std::vector<bool> chosen(all, false);
   for (auto c : order) chosen[c] = true;
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < all; ++i)
     for (auto c : order) dmin[i] = std::min(dmin[i], sq_dist(X, i, c));
   while (order.size() < count) {
-    std::size_t pick = n;
+    std::size_t pick = all;
     for (auto i : tie)
-      if (!chosen[i] && (pick == n || dmin[i] > dmin[pick] + 1e-12)) pick = i;
+      if (!chosen[i] && (pick == all || dmin[i] > dmin[pick] + 1e-12)) pick = i;
     chosen[pick] = true;
     order.push_back(pick);
-    for (std::size_t i = 0; i < n; ++i) dmin[i] = std::min(dmin[i], sq_dist(X, i, pick));
+    for (std::size_t i = 0; i < all; ++i) dmin[i] = std::min(dmin[i], sq_dist(X, i, pick));
   }
   return order;
 }

@@ -160,7 +160,9 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     for (auto r : ok_rows) worst_t = std::max(worst_t, y[r] - log_factor[static_cast<std::size_t>(row_index[static_cast<std::size_t>(r)])]);
     for (Eigen::Index r = 0; r < nd; ++r) yt[r] = worst_t;
     for (auto r : ok_rows) yt[r] = y[r] - log_factor[static_cast<std::size_t>(row_index[static_cast<std::size_t>(r)])];
-    if (o.time_model == EngineOptions::TimeModel::yes) {
+    if (o.time_model == EngineOptions::TimeModel::yes ||
+        (o.time_model == EngineOptions::TimeModel::automatic &&
+         automatic_time_model_always(o.gamma, cs.has_categorical()))) {
       own_model = fit_own(yt, true);
       p.time_modelled = true;
     } else if (ok_rows.size() < kTimeModelMinTrials) {

@@ -270,6 +270,10 @@ ReplayRun replay_once(const ReplayProblem &pr, double gamma, const EngineOptions
   if (!(gamma >= 0 && gamma <= 1)) throw_invalid("gamma must be from 0 to 1");
   EngineOptions o = options;
   o.gamma = gamma;  // the objective the search is scored on (Explore::automatic reads it)
+  // Each candidate's cost per second is known before it runs (EngineOptions::rate).
+  if (!pr.rate.empty() && std::all_of(pr.rate.begin(), pr.rate.end(),
+                                      [](double r) { return std::isfinite(r) && r > 0; }))
+    o.rate = std::make_shared<const std::vector<double>>(pr.rate);
   ReplayRun run;
   run.seed = o.seed;
   std::vector<Observation> done;

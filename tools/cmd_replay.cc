@@ -102,7 +102,13 @@ const char kHelp[] =
     "                         that do); better: whenever the run times' model orders the\n"
     "                         trials better than the scores'; auto (default): as better, and\n"
     "                         from gamma 0.5 to below 1 over numeric features also at every\n"
-    "                         other step unless it orders them clearly worse\n"
+    "                         other step unless it orders them clearly worse, and at gamma 1\n"
+    "                         when a feature is categorical at every step\n"
+    "  --cheap-design SHARE|auto\n"
+    "                         without a history: the initial design is drawn from the SHARE\n"
+    "                         (above 0, at most 1) of the configurations of the lowest cost per\n"
+    "                         second (as --time-model knows it; 1: from all of them; default\n"
+    "                         auto: 0.1 at gamma 1 when a feature is categorical, else 1)\n"
     "  --time-linear-trend auto|yes|no\n"
     "                         a linear term in the run times' model's kernel (default auto:\n"
     "                         as --linear-trend, and with --linear-trend auto also yes when\n"
@@ -289,7 +295,7 @@ Settings parse_settings(int argc, char **argv) {
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after", "history-doubt",
                    "history-feasibility", "history-own-floor", "history-coherence",
-                   "history-top-must-run", "history-time-model", "feasibility-power", "time-linear-trend", "bowl-mean", "time-model"},
+                   "history-top-must-run", "history-time-model", "feasibility-power", "time-linear-trend", "bowl-mean", "time-model", "cheap-design"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -411,6 +417,15 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("bowl-mean"))
     s.engine.bowl_mean_sd = parse_double("--bowl-mean", *v, 0, 10);
   if (auto v = args.value("time-model")) s.engine.time_model = parse_time_model("--time-model", *v);
+  if (auto v = args.value("cheap-design"); v && *v != "auto") {
+    try {
+      s.engine.cheap_design = parse_double("--cheap-design", *v, 0, 1);
+    } catch (const Error &e) {
+      throw_invalid(std::string(e.what()) + " (above 0), or auto");
+    }
+    if (!(*s.engine.cheap_design > 0))
+      throw_invalid("--cheap-design: '" + *v + "' must be above 0 and at most 1, or auto");
+  }
   if (auto v = args.value("history-time-model"))
     s.engine.history_time_model = parse_time_model("--history-time-model", *v, false);
   s.engine.predictions = false;

@@ -641,6 +641,103 @@ TEST(TimeModel, AtGammaOneTheTimeModelsProposalsWeighTheChanceOfRunningMore) {
   EXPECT_EQ(o.effective_feasibility_power(true), 2.0);
 }
 
+TEST(CheapDesign, AtGammaOneWithACategoricalFeatureTheDesignIsAmongTheCheapestRates) {
+  const Priced g;
+  const CandidateSet kind = g.with_kind();
+  const size_t n = g.cs.size();
+  std::vector<double> sorted(*g.f);
+  std::sort(sorted.begin(), sorted.end());
+  // The rate of rank floor(0.1 n): the design's candidates are at most this dear.
+  const double cut = sorted[static_cast<size_t>(std::floor(kCheapDesignShare * static_cast<double>(n)))];
+  auto design = [&](const CandidateSet &cs, double gamma, bool rates, std::optional<double> share,
+                    std::uint64_t seed) {
+    EngineOptions o;
+    o.seed = seed;
+    o.stop.budget = 0;
+    o.gamma = gamma;
+    if (rates) o.rate = g.f;
+    o.cheap_design = share;
+    const Proposal p = propose(cs, {}, {}, 3, o);
+    EXPECT_EQ(p.indices.size(), 3u);
+    return p.indices;
+  };
+  size_t dear_without = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    for (size_t i : design(kind, 1, true, std::nullopt, seed))
+      EXPECT_LE((*g.f)[i], cut) << "seed " << seed << ", candidate " << i;
+    // Without the rates, at another gamma, over numeric features only, or with the share 1: the
+    // design over the whole space, as before.
+    const auto whole = design(kind, 1, false, std::nullopt, seed);
+    for (size_t i : whole) dear_without += (*g.f)[i] > cut;
+    EXPECT_EQ(design(kind, 0.9, true, std::nullopt, seed), design(kind, 0.9, false, std::nullopt, seed));
+    EXPECT_EQ(design(kind, 1, true, 1.0, seed), whole);
+    EXPECT_EQ(design(g.cs, 1, true, std::nullopt, seed), design(g.cs, 1, false, std::nullopt, seed));
+    // A share given holds over numeric features too.
+    const double half = sorted[n / 2];
+    for (size_t i : design(g.cs, 1, true, 0.5, seed)) EXPECT_LE((*g.f)[i], half) << "seed " << seed;
+  }
+  EXPECT_GT(dear_without, 10u);  // the whole space's designs are mostly dearer than the cut
+  EXPECT_EQ(automatic_cheap_design(1, false, true), kCheapDesignShare);
+  EXPECT_EQ(automatic_cheap_design(1, true, true), 1.0);  // a warm start's design is the history's
+  EXPECT_EQ(automatic_cheap_design(1, false, false), 1.0);
+  EXPECT_EQ(automatic_cheap_design(0.9, false, true), 1.0);
+}
+
+TEST(CheapDesign, BadRatesAndSharesAreRefused) {
+  const Grid g(4);
+  EngineOptions o;
+  std::vector<double> bad(g.cs.size(), 1.0);
+  bad[2] = 0;
+  o.rate = std::make_shared<const std::vector<double>>(bad);
+  EXPECT_THROW(o.validate(), Error);
+  bad[2] = std::numeric_limits<double>::infinity();
+  o.rate = std::make_shared<const std::vector<double>>(bad);
+  EXPECT_THROW(o.validate(), Error);
+  o.rate = nullptr;
+  for (double share : {0.0, -0.1, 1.5, std::nan("")}) {
+    o.cheap_design = share;
+    EXPECT_THROW(o.validate(), Error) << share;
+  }
+  o.cheap_design = 1.0;
+  EXPECT_NO_THROW(o.validate());
+  // A rate per candidate, no fewer.
+  o.cheap_design = 0.5;
+  o.rate = std::make_shared<const std::vector<double>>(3, 1.0);
+  EXPECT_THROW(propose(g.cs, {}, {}, 1, o), Error);
+}
+
+TEST(TimeModel, AtGammaOneWithACategoricalFeatureAutomaticModelsTheRunTimesAtEveryStep) {
+  const Priced g;
+  const CandidateSet kind = g.with_kind();
+  // Whether each model step of a 10-trial search modelled the run times.
+  auto steps = [&](const CandidateSet &cs, EngineOptions::TimeModel m, double gamma) {
+    EngineOptions o;
+    o.seed = 3;
+    o.stop.budget = 0;
+    o.gamma = gamma;
+    o.time_model = m;
+    o.score_factor = g.f;
+    std::vector<Observation> done;
+    std::vector<bool> timed;
+    for (size_t t = 0; t < 10; ++t) {
+      const Proposal p = propose(cs, done, {}, 1, o);
+      const size_t i = p.indices.at(0);
+      if (p.modelled && p.designed == 0) timed.push_back(p.time_modelled);
+      done.push_back(Observation::ok(i, g.time(i) * (*g.f)[i]));
+    }
+    return timed;
+  };
+  using M = EngineOptions::TimeModel;
+  const std::vector<bool> always = steps(kind, M::automatic, 1);
+  ASSERT_GE(always.size(), 5u);
+  for (size_t s = 0; s < always.size(); ++s) EXPECT_TRUE(always[s]) << "model step " << s;
+  // better, at gamma 0.9, or over numeric features only: the scores' model until the run times'
+  // orders the trials better, from kTimeModelMinTrials successes on -- not at the first step.
+  EXPECT_FALSE(steps(kind, M::better, 1).at(0));
+  EXPECT_FALSE(steps(kind, M::automatic, 0.9).at(0));
+  EXPECT_FALSE(steps(g.cs, M::automatic, 1).at(0));
+}
+
 TEST(TimeModel, BadFactorsAreRefused) {
   const Grid g(4);
   EngineOptions o;

@@ -80,6 +80,10 @@ for k in 0.5 65 x; do
   expect_fail "bad feasibility power $k" "^autotune replay: --feasibility-power: '$k' is (out of range|not a number); allowed: a number from 1 to 64, or auto$" \
     $r --table "$good" --feasibility-power "$k"
 done
+for k in 0 -0.1 1.5 x; do
+  expect_fail "bad cheap design share $k" "^autotune replay: --cheap-design: '$k' (is out of range|is not a number|must be above 0 and at most 1)" \
+    $r --table "$good" --cheap-design "$k"
+done
 for k in -1 11 x; do
   expect_fail "bad bowl mean $k" "^autotune replay: --bowl-mean: '$k' is (out of range|not a number); allowed: a number from 0 to 10$" \
     $r --table "$good" --bowl-mean "$k"
@@ -205,6 +209,13 @@ for case in "0.9|--feasibility-power 4 --time-linear-trend yes|--time-linear-tre
   g=${case%%|*} rest=${case#*|}
   default_is "at --gamma $g" "--gamma $g" "${rest%%|*}" "${rest#*|}"
 done
+# At gamma 1, with a categorical feature (the family), the initial design is drawn from the
+# tenth of the configurations of the lowest cost per second and the run times are modelled at
+# every step; at 0.9 neither.
+default_is "at --gamma 1 with a categorical feature" "--gamma 1" \
+  "--cheap-design 0.1 --time-model yes" "--cheap-design 1 --time-model better"
+default_is "at --gamma 0.9 with a categorical feature" "--gamma 0.9" \
+  "--cheap-design 1" "--cheap-design 0.1"
 # At gamma 1 the run times' model's proposals weigh the probability of running to the power 8,
 # the scores' to the power 1: with --time-model yes the default is the power 8, with no, 1
 # (with expected improvement: the table's family is categorical, where gamma 1 would take

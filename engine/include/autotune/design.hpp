@@ -142,6 +142,22 @@ constexpr double kFeasibilityPowerGammaLow = 0.75, kFeasibilityPowerAuto = 4;
 // 32, scout-dev.csv and bench/synthetic-table seeds 7 and 8 (bench/README.md, "The run times'
 // model's proposals at gamma 1").
 constexpr double kTimeModelFeasibilityPower = 8;
+// At gamma 1, in a space with a categorical feature, and without a history, a search that knows
+// each candidate's cost per second (EngineOptions::rate) draws its initial design from the
+// kCheapDesignShare of the candidates with the lowest rates, and TimeModel::automatic models the
+// run times at every step (automatic_time_model_always()): on the parameter-server shapes the
+// cheapest configurations are small allocations whose run time the flavor, batch size, learning
+// rate and sync decide, which a model of the scores had to learn from trials spread over rates
+// up to 32 times apart.  Chosen on generated ps-grid folds 1 and 2 (against each part alone,
+// shares 0.25 and 0.5, and EI instead of Thompson sampling), checked on ps-grid folds 31, 32,
+// 41 and 42 and ps folds 1 and 2 (bench/README.md, "The cheapest rates first where a feature is
+// categorical").  Spaces of numeric features only (every class's, scout-dev.csv's) keep the
+// design over the whole space and the choice of model by concordance.
+constexpr double kCheapDesignShare = 0.1;
+bool automatic_time_model_always(double gamma, bool categorical);
+// The share of the candidates, by lowest cost rate, that the cold initial design is drawn from
+// by default (1: all of them).
+double automatic_cheap_design(double gamma, bool warm, bool categorical);
 bool automatic_time_linear_trend(double gamma);
 // The automatic power of the probability of running for a proposal at `gamma`, of the time model
 // when `time_modelled`.
@@ -288,6 +304,16 @@ struct EngineOptions {
   // gamma 1 kTimeModelFeasibilityPower for the time model's proposals and 1 for the score
   // model's; else 1 (automatic_feasibility_power()).  Set, it holds for every proposal.
   std::optional<double> feasibility_power;
+  // Each candidate's cost per second (its billing rate), known before it runs; null: unknown.
+  // Unlike score_factor it needs no reference trial, so the initial design can use it.
+  std::shared_ptr<const std::vector<double>> rate;
+  // With `rate`: the cold initial design (and its continuation) is the maximin subset of the
+  // candidates whose rate is at most the rate of rank floor(share x n) among the n candidates
+  // (ties included), from 0 (exclusive) to 1 (1: every candidate, the design as without rates).
+  // Unset: automatic_cheap_design() (kCheapDesignShare at gamma 1 in a space with a categorical
+  // feature, without a history; else 1).
+  std::optional<double> cheap_design;
+  double effective_cheap_design(bool categorical) const;
   // The cold search's bowl prior mean (optimizer.cc, bowl_mean): over a space of numeric
   // features only, and without a history, the score model's prior mean is a (q(x) - mean q),
   // q(x) the mean over the numeric columns of 4 (x_j - 1/2)^2 (0 at the centre of the encoded
@@ -314,7 +340,9 @@ struct EngineOptions {
   //   From gamma 0.5 to below 1 over numeric features the time model also takes every other
   //   step (automatic_time_model_turns()) unless it orders the trials worse by more than the
   //   margin;
-  // - better: as automatic without the turns;
+  //   At gamma 1 in a space with a categorical feature it is used at every step
+  //   (automatic_time_model_always(), kCheapDesignShare);
+  // - better: as automatic without the turns, and without every step at gamma 1;
   // - yes: the time model whenever score_factor is given; no: never.
   // Chosen by bench/engine-cv and replay (bench/README.md, "The time model").
   using TimeModel = autotune::TimeModel;  // gp_options.hpp
@@ -355,7 +383,7 @@ struct EngineOptions {
   // or collapse fraction outside [0, 1], a history gate or history_feasibility outside [0, 10],
   // a history_confirm above 10 or not a number, a history_doubt above 100, a history_own_floor outside [0, 1000], a
   // history_coherence outside [-1, 1], a feasibility_power outside [1, 64], a bowl_mean_sd outside [0, 10], a
-  // score_factor value not finite or <= 0, bad stop.
+  // score_factor or rate value not finite or <= 0, a cheap_design outside (0, 1], bad stop.
   void validate() const;
 };
 
