@@ -198,6 +198,7 @@ std::size_t automatic_initial_trials(double gamma, bool warm, bool categorical) 
 
 std::size_t EngineOptions::effective_initial_trials(bool categorical) const {
   if (initial_trials) return *initial_trials;
+  if (rate && effective_cheap_design(categorical) < 1) return kCheapDesignTrials;
   return automatic_initial_trials(gamma, history && history->size() > 0, categorical);
 }
 

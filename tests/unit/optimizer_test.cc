@@ -677,6 +677,28 @@ TEST(CheapDesign, AtGammaOneWithACategoricalFeatureTheDesignIsAmongTheCheapestRa
     for (size_t i : design(g.cs, 1, true, 0.5, seed)) EXPECT_LE((*g.f)[i], half) << "seed " << seed;
   }
   EXPECT_GT(dear_without, 10u);  // the whole space's designs are mostly dearer than the cut
+  // That design has kCheapDesignTrials trials; without the rates, or with the share 1, as before.
+  EngineOptions o;
+  o.gamma = 1;
+  EXPECT_EQ(o.effective_initial_trials(true), kInitialTrials);
+  o.rate = g.f;
+  EXPECT_EQ(o.effective_initial_trials(true), kCheapDesignTrials);
+  EXPECT_EQ(o.effective_initial_trials(false), kInitialTrials);
+  o.cheap_design = 1.0;
+  EXPECT_EQ(o.effective_initial_trials(true), kInitialTrials);
+  o.cheap_design = std::nullopt;
+  o.initial_trials = 6;
+  EXPECT_EQ(o.effective_initial_trials(true), 6u);
+  EXPECT_EQ(design(kind, 1, true, std::nullopt, 1).size(), 3u);
+  {
+    EngineOptions e;
+    e.gamma = 1;
+    e.rate = g.f;
+    e.stop.budget = 0;
+    const Proposal p = propose(kind, {}, {}, kCheapDesignTrials, e);
+    ASSERT_EQ(p.indices.size(), kCheapDesignTrials);
+    for (size_t i : p.indices) EXPECT_LE((*g.f)[i], cut);
+  }
   EXPECT_EQ(automatic_cheap_design(1, false, true), kCheapDesignShare);
   EXPECT_EQ(automatic_cheap_design(1, true, true), 1.0);  // a warm start's design is the history's
   EXPECT_EQ(automatic_cheap_design(1, false, false), 1.0);

@@ -224,16 +224,17 @@ default_is "at --gamma 1 with --time-model yes" "--gamma 1 --time-model yes --ex
   "--feasibility-power 8" "--feasibility-power 1"
 default_is "at --gamma 1 with --time-model no" "--gamma 1 --time-model no --explore none" \
   "--feasibility-power 1" "--feasibility-power 8"
-# --trace says how each trial was proposed: the initial design of 3, then the model (EI or, at
+# --trace says how each trial was proposed: the initial design of 3 (given: at gamma 1 with a
+# categorical feature the default design among the cheapest rates has 4), then the model (EI or, at
 # gamma 1 with a categorical feature, Thompson sampling: explore), whose steps are marked "(time)"
 # where the time model made them (--time-model yes, on a's priced rows) and never with
 # --time-model no; random search's trials are "random".
-if "$at" $r --table "$good" --gamma 1 --seeds 1 --budget 6 --strategy bo,random --trace --time-model yes \
+if "$at" $r --table "$good" --gamma 1 --seeds 1 --budget 6 --strategy bo,random --trace --time-model yes --initial 3 \
      >"$tmp/out" 2>"$tmp/err" &&
    [ "$(sed -n '/^a bo seed 1/,/^[^ ]/p' "$tmp/out" | grep -Ec '^ +[1-3] design +nodes=')" = 3 ] &&
    [ "$(sed -n '/^a bo seed 1/,/^[^ ]/p' "$tmp/out" | grep -Ec '^ +[4-6] (model|explore) \(time\) +nodes=')" = 3 ] &&
    sed -n '/^a random seed 1/,/^[^ ]/p' "$tmp/out" | grep -Eq '^ +1 random +nodes=' &&
-   "$at" $r --table "$good" --gamma 1 --seeds 1 --budget 6 --trace --time-model no >"$tmp/out2" 2>&1 &&
+   "$at" $r --table "$good" --gamma 1 --seeds 1 --budget 6 --trace --time-model no --initial 3 >"$tmp/out2" 2>&1 &&
    [ "$(grep -Ec '^ +[4-6] (model|explore) +nodes=' "$tmp/out2")" = 3 ] && ! grep -q '(time)' "$tmp/out2"; then
   echo "ok: --trace marks the design, the model's proposals and the time model's"
 else
