@@ -433,6 +433,16 @@ struct Priced : Grid {
     for (size_t i = 0; i < cs.size(); ++i) f->push_back(1 + 7 * rng.uniform());
   }
   double time(size_t i) const { return score(i, 6, 6); }
+  // A search at `gamma` with the time model `m` and these factors (seed 3, no budget).
+  EngineOptions options(EngineOptions::TimeModel m, double gamma) const {
+    EngineOptions o;
+    o.seed = 3;
+    o.stop.budget = 0;
+    o.gamma = gamma;
+    o.time_model = m;
+    o.score_factor = f;
+    return o;
+  }
 };
 
 }  // namespace
@@ -508,13 +518,8 @@ TEST(TimeModel, FromGammaHalfToBelowOneAutomaticAlsoTakesTurns) {
   }
   // Whether the step after the first n trials models the run times.
   auto time_modelled = [&](const CandidateSet &cs, EngineOptions::TimeModel m, double gamma, size_t n) {
-    EngineOptions o;
-    o.seed = 3;
-    o.stop.budget = 0;
-    o.gamma = gamma;
-    o.time_model = m;
-    o.score_factor = g.f;
-    return propose(cs, {trials.begin(), trials.begin() + static_cast<std::ptrdiff_t>(n)}, {}, 1, o)
+    return propose(cs, {trials.begin(), trials.begin() + static_cast<std::ptrdiff_t>(n)}, {}, 1,
+                   g.options(m, gamma))
         .time_modelled;
   };
   using M = EngineOptions::TimeModel;
@@ -564,14 +569,9 @@ TEST(TimeModel, BetweenGammaThreeQuartersAndOneTheTimeModelHasTheLinearTerm) {
     trials.push_back(k % 4 == 3 ? Observation::failure(i) : Observation::ok(i, g.time(i) * (*g.f)[i]));
   }
   auto step = [&](double gamma, EngineOptions::TimeModel m, Trend linear, Trend time_linear) {
-    EngineOptions o;
-    o.seed = 3;
-    o.stop.budget = 0;
-    o.gamma = gamma;
-    o.time_model = m;
+    EngineOptions o = g.options(m, gamma);
     o.linear_trend = linear;
     o.time_linear_trend = time_linear;
-    o.score_factor = g.f;
     return propose(g.cs, trials, {}, 1, o);
   };
   using M = EngineOptions::TimeModel;
@@ -733,12 +733,7 @@ TEST(TimeModel, AtGammaOneWithACategoricalFeatureAutomaticModelsTheRunTimesAtEve
   const CandidateSet kind = g.with_kind();
   // Whether each model step of a 10-trial search modelled the run times.
   auto steps = [&](const CandidateSet &cs, EngineOptions::TimeModel m, double gamma) {
-    EngineOptions o;
-    o.seed = 3;
-    o.stop.budget = 0;
-    o.gamma = gamma;
-    o.time_model = m;
-    o.score_factor = g.f;
+    const EngineOptions o = g.options(m, gamma);
     std::vector<Observation> done;
     std::vector<bool> timed;
     for (size_t t = 0; t < 10; ++t) {
