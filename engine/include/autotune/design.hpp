@@ -148,13 +148,13 @@ constexpr double kTimeModelFeasibilityPower = 8;
 // run times at every step (automatic_time_model_always()): on the parameter-server shapes the
 // cheapest configurations are small allocations whose run time the flavor, batch size, learning
 // rate and sync decide, which a model of the scores had to learn from trials spread over rates
-// up to 32 times apart.  Chosen on generated ps-grid folds 1 and 2 (against each part alone,
-// shares 0.25 and 0.5, and EI instead of Thompson sampling), checked on ps-grid folds 31, 32,
-// 41 and 42 and ps folds 1 and 2 (bench/README.md, "The cheapest rates first where a feature is
+// up to 32 times apart.  Chosen on generated ps and ps-grid folds 1 and 2 (against each part
+// alone, the cheapest quarter, and EI instead of Thompson sampling), checked on ps and ps-grid
+// folds 31, 32, 41 and 42 (bench/README.md, "The cheapest rates first where a feature is
 // categorical").  Spaces of numeric features only (every class's, scout-dev.csv's) keep the
 // design over the whole space and the choice of model by concordance.
 // That design has kCheapDesignTrials trials (chosen against 3 and 5 on the same folds, checked
-// on the same checking folds: "More design trials among the cheapest rates").
+// on the same checking folds: "Four design trials among the cheapest", in that section).
 constexpr double kCheapDesignShare = 0.1;
 constexpr std::size_t kCheapDesignTrials = 4;
 bool automatic_time_model_always(double gamma, bool categorical);
