@@ -1,4 +1,5 @@
-"""The command line of the Python scripts of bench/: one ArgumentParser for all of them.
+"""What the Python scripts of bench/ share: one ArgumentParser for all of them, and the rule by
+which a replayed search lost to random search (lost_to_random()).
 
 -h and --help print the script's docstring (its usage) on stdout; an error is one line on stderr
 and exit status 2, and an unknown option's error lists the options there are.
@@ -22,3 +23,11 @@ class ArgumentParser(argparse.ArgumentParser):
             message += " (allowed: %s)" % ", ".join(
                 o for a in self._actions for o in a.option_strings if o.startswith("--"))
         self.exit(2, "%s: error: %s\n" % (self.prog, message))
+
+
+def lost_to_random(b, r):
+    """A search lost to random search on one problem (`autotune replay --json` results of the same
+    seeds): a higher median regret after the budget, or fewer runs within 10% after 12 trials."""
+    reg_b = b["regret_median"] if b["regret_median"] is not None else 1e9
+    reg_r = r["regret_median"] if r["regret_median"] is not None else 1e9
+    return reg_b > reg_r + 1e-9 or b["within10_at"] < r["within10_at"] - 1e-9
