@@ -188,6 +188,12 @@ double EngineOptions::effective_cheap_design(bool categorical) const {
   return automatic_cheap_design(gamma, history && history->size() > 0, categorical);
 }
 
+int EngineOptions::effective_feasibility_iterations(bool categorical) const {
+  if (feasibility_iterations) return *feasibility_iterations;
+  return rate && effective_cheap_design(categorical) < 1 ? kFeasibilityIterationsCheap
+                                                         : kFeasibilityIterations;
+}
+
 bool automatic_time_model_turns(double gamma, bool categorical) {
   return gamma >= kTimeModelTurnsGammaLow && gamma < 1 && !categorical;
 }
@@ -319,6 +325,9 @@ void EngineOptions::validate() const {
   if (feasibility_power && !(*feasibility_power >= 1 && *feasibility_power <= 64))
     throw_invalid("the power of the probability of running '" + format_double(*feasibility_power) +
                   "' must be from 1 to 64");
+  if (feasibility_iterations && !(*feasibility_iterations >= 1 && *feasibility_iterations <= 50))
+    throw_invalid("the failure model's fit iterations '" + std::to_string(*feasibility_iterations) +
+                  "' must be from 1 to 50");
   if (!(bowl_mean_sd >= 0 && bowl_mean_sd <= 10))
     throw_invalid("the bowl prior mean's standard deviation '" + format_double(bowl_mean_sd) +
                   "' must be from 0 to 10");

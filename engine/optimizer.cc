@@ -310,7 +310,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // The constraint model: a GP on the +1 / -1 labels of every finished trial, standardized, with
   // hyperparameters of its own (where runs fail need not vary like how long they take), fitted
   // from one start, the score model's hyperparameters, for five L-BFGS iterations (ten did
-  // no better: bench/README.md).  P(feasible) = Phi(mu_c / sigma_c) is
+  // no better on scout-dev.csv), fifteen where the design is among the cheapest rates
+  // (EngineOptions::feasibility_iterations, design.hpp).  P(feasible) = Phi(mu_c / sigma_c) is
   // computed only where it can change a decision (see best_of below), since it is at most 1.
   std::optional<GaussianProcess> cgp;
   double c_mean = 0, c_std = 1;
@@ -333,7 +334,9 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       cpo.first_start = gp->hyper();
       cpo.linear = gp->hyper().linear();  // the time model's may differ from the score model's
     }
-    cpo.max_iterations = std::min(cpo.max_iterations, 5);
+    const int iterations = o.effective_feasibility_iterations(cs.has_categorical());
+    cpo.max_iterations =
+        o.feasibility_iterations ? iterations : std::min(cpo.max_iterations, iterations);
     cgp.emplace(GaussianProcess::fit(Xc, (c.array() - c_mean) / c_std, cs.groups(), cpo));
   }
   // The history's failures (EngineOptions::history_feasibility): P(runs) is multiplied by

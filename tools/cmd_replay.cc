@@ -91,6 +91,10 @@ const char kHelp[] =
     "                         1, a likely failure is tried only for a proportionally larger\n"
     "                         gain (default auto: 4 when 0.75 <= gamma < 1; at gamma 1, 8 for\n"
     "                         the run times' model's proposals, 1 for the scores'; else 1)\n"
+    "  --feasibility-iterations N|auto\n"
+    "                         L-BFGS iterations of the failure model's fit, from 1 to 50\n"
+    "                         (default auto: 15 where the initial design is among the\n"
+    "                         cheapest (--cheap-design), else 5)\n"
     "  --bowl-mean SD         without a history, over numeric features only: the prior mean\n"
     "                         rises (or falls) from the centre of the space to its corners by\n"
     "                         an amount fitted to the trials, whose prior standard deviation is\n"
@@ -296,7 +300,8 @@ Settings parse_settings(int argc, char **argv) {
                    "explore", "explore-share", "explore-collapse", "history", "history-ties", "history-mode",
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after", "history-doubt",
                    "history-feasibility", "history-own-floor", "history-coherence",
-                   "history-top-must-run", "history-time-model", "feasibility-power", "time-linear-trend", "bowl-mean", "time-model", "cheap-design"},
+                   "history-top-must-run", "history-time-model", "feasibility-power", "time-linear-trend", "bowl-mean", "time-model", "cheap-design",
+                   "feasibility-iterations"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -409,6 +414,14 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("feasibility-power"); v && *v != "auto") {
     try {
       s.engine.feasibility_power = parse_double("--feasibility-power", *v, 1, 64);
+    } catch (const Error &e) {
+      throw_invalid(std::string(e.what()) + ", or auto");
+    }
+  }
+  if (auto v = args.value("feasibility-iterations"); v && *v != "auto") {
+    try {
+      s.engine.feasibility_iterations =
+          static_cast<int>(parse_int("--feasibility-iterations", *v, 1, 50));
     } catch (const Error &e) {
       throw_invalid(std::string(e.what()) + ", or auto");
     }

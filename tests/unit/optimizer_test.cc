@@ -728,6 +728,32 @@ TEST(CheapDesign, BadRatesAndSharesAreRefused) {
   EXPECT_THROW(propose(g.cs, {}, {}, 1, o), Error);
 }
 
+TEST(FeasibilityIterations, FifteenWhereTheDesignIsAmongTheCheapestElseFive) {
+  const Grid g(4);
+  EngineOptions o;
+  o.gamma = 1;
+  // Without rates no design is among the cheapest.
+  EXPECT_EQ(o.effective_feasibility_iterations(true), kFeasibilityIterations);
+  o.rate = std::make_shared<const std::vector<double>>(g.cs.size(), 1.0);
+  EXPECT_EQ(o.effective_feasibility_iterations(true), kFeasibilityIterationsCheap);
+  EXPECT_EQ(o.effective_feasibility_iterations(false), kFeasibilityIterations);
+  o.gamma = 0.9;
+  EXPECT_EQ(o.effective_feasibility_iterations(true), kFeasibilityIterations);
+  // A share given holds over numeric features too; the share 1 is the whole space.
+  o.cheap_design = 0.25;
+  EXPECT_EQ(o.effective_feasibility_iterations(false), kFeasibilityIterationsCheap);
+  o.gamma = 1;
+  o.cheap_design = 1.0;
+  EXPECT_EQ(o.effective_feasibility_iterations(true), kFeasibilityIterations);
+  o.feasibility_iterations = 7;
+  EXPECT_EQ(o.effective_feasibility_iterations(true), 7);
+  EXPECT_NO_THROW(o.validate());
+  for (int bad : {0, -1, 51}) {
+    o.feasibility_iterations = bad;
+    EXPECT_THROW(o.validate(), Error) << bad;
+  }
+}
+
 TEST(TimeModel, AtGammaOneWithACategoricalFeatureAutomaticModelsTheRunTimesAtEveryStep) {
   const Priced g;
   const CandidateSet kind = g.with_kind();

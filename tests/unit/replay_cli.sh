@@ -84,6 +84,10 @@ for k in 0 -0.1 1.5 x; do
   expect_fail "bad cheap design share $k" "^autotune replay: --cheap-design: '$k' (is out of range|is not a number|must be above 0 and at most 1)" \
     $r --table "$good" --cheap-design "$k"
 done
+for k in 0 51 1.5 x; do
+  expect_fail "bad failure model iterations $k" "^autotune replay: --feasibility-iterations: '$k' is (out of range|not a whole number); allowed: a whole number from 1 to 50, or auto$" \
+    $r --table "$good" --feasibility-iterations "$k"
+done
 for k in -1 11 x; do
   expect_fail "bad bowl mean $k" "^autotune replay: --bowl-mean: '$k' is (out of range|not a number); allowed: a number from 0 to 10$" \
     $r --table "$good" --bowl-mean "$k"
@@ -216,6 +220,11 @@ default_is "at --gamma 1 with a categorical feature" "--gamma 1" \
   "--cheap-design 0.1 --time-model yes" "--cheap-design 1 --time-model better"
 default_is "at --gamma 0.9 with a categorical feature" "--gamma 0.9" \
   "--cheap-design 1" "--cheap-design 0.1"
+# Where the design is among the cheapest rates the failure model's fit runs 15 iterations, else 5.
+default_is "at --gamma 1 with a categorical feature, the failure model's fit" "--gamma 1" \
+  "--feasibility-iterations 15" "--feasibility-iterations 5"
+default_is "at --gamma 1 with --cheap-design 1, the failure model's fit" "--gamma 1 --cheap-design 1" \
+  "--feasibility-iterations 5" "--feasibility-iterations 15"
 # At gamma 1 the run times' model's proposals weigh the probability of running to the power 8,
 # the scores' to the power 1: with --time-model yes the default is the power 8, with no, 1
 # (with expected improvement: the table's family is categorical, where gamma 1 would take
