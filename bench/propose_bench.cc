@@ -18,7 +18,13 @@
 // and linear term (design.hpp) make it a Thompson step with a linear term, cold and with the
 // history; and the default step at gamma 0, an EI step with the linear term (the history's base
 // models with it too); and the default step with a score factor per candidate, where the time
-// model (EngineOptions::time_model, auto) fits the run times' model beside the scores'.
+// model (EngineOptions::time_model, auto) fits the run times' model beside the scores'.  And the
+// default step at gamma 1 in a parameter-server space with categorical features (flavor, sync;
+// 1,920 configurations, 50 trials, every tenth failed, a cost rate per configuration), where the
+// run times' model proposes at every step by Thompson sampling and the failure model's fit runs
+// longer (design.hpp: kCheapDesignShare, kFeasibilityIterationsCheap), with the cold default step
+// at gamma 1 of that space without rates (scores modelled, the shorter failure fit) and the step
+// with rates but the shorter failure fit beside it.
 //
 //   build/bench/propose_bench [--observations N] [--repeats R] [--space SPEC] [--history H]
 #include <time.h>
@@ -30,6 +36,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -200,6 +207,60 @@ int main(int argc, char **argv) {
   auto factors = std::make_shared<std::vector<double>>(cs.size());
   for (auto &f : *factors) f = 1 + 3 * rng.uniform();
 
+  // The parameter-server space: workers x servers x flavor x batch size x learning rate x sync,
+  // its run times a model of compute, communication and the learning rate's distance from the
+  // batch's best; its rates the flavor's price per node-hour times the nodes.
+  const char *flavors[] = {"cpu-small", "cpu-large", "mem-large", "gpu"};
+  const double flavor_speed[] = {1.0, 3.6, 3.2, 14.0}, flavor_price[] = {0.12, 0.38, 0.5, 1.2};
+  FeatureColumn fw{"workers", Scale::automatic, {}, {}}, fs{"servers", Scale::automatic, {}, {}},
+      ff{"flavor", Scale::categorical, {}, {}}, fb{"batch_size", Scale::automatic, {}, {}},
+      fl{"lr", Scale::automatic, {}, {}}, fy{"sync", Scale::categorical, {}, {}};
+  std::vector<double> ps_time, ps_rate;
+  for (double w : {1, 2, 4, 8, 16, 32})
+    for (double sv : {1, 2})
+      for (int f = 0; f < 4; ++f)
+        for (double b : {32, 64, 128, 256, 512})
+          for (double lr : {0.001, 0.003, 0.01, 0.03})
+            for (int sy = 0; sy < 2; ++sy) {
+              fw.numbers.push_back(w);
+              fs.numbers.push_back(sv);
+              ff.labels.push_back(flavors[f]);
+              fb.numbers.push_back(b);
+              fl.numbers.push_back(lr);
+              fy.labels.push_back(sy ? "async" : "sync");
+              const double r = std::log(lr / (0.004 * b / 64));
+              const double epochs = 10 * (1 + 0.6 * r * r) * (sy ? 1 + 0.05 * (w - 1) : 1);
+              const double step = b * 2e-3 / flavor_speed[f] * (sy ? 1 : 1 + 0.1 * std::log2(w + 1)) +
+                                  0.05 / sv * std::pow(w / sv, 0.3);
+              ps_time.push_back(epochs * 1e5 / (b * w) * step + 60);
+              ps_rate.push_back(flavor_price[f] * (w + sv) / 3600);
+            }
+  const CandidateSet ps_cs({fw, fs, ff, fb, fl, fy});
+  std::vector<Observation> ps_done;
+  {
+    std::vector<char> seen(ps_cs.size(), 0);
+    while (ps_done.size() < std::min(observations, ps_cs.size())) {
+      const size_t i = rng.below(ps_cs.size());
+      if (seen[i]) continue;
+      seen[i] = 1;
+      ps_done.push_back(ps_done.size() % 10 == 9
+                            ? Observation::failure(i)
+                            : Observation::ok(i, ps_time[i] * ps_rate[i] * (1 + 0.05 * rng.normal())));
+    }
+  }
+  const auto ps_rates = std::make_shared<const std::vector<double>>(ps_rate);
+  auto ps_step = [&](bool rates, std::optional<int> feasibility_iterations = std::nullopt) {
+    return [&, rates, feasibility_iterations](std::uint64_t seed) {
+      EngineOptions e;
+      e.stop.budget = 0;
+      e.seed = seed;
+      e.gamma = 1;
+      e.feasibility_iterations = feasibility_iterations;
+      if (rates) e.rate = e.score_factor = ps_rates;
+      if (propose(ps_cs, ps_done, {}, 1, e).indices.size() != 1) std::exit(1);
+    };
+  };
+
   // The steps run in turn within each repeat, so a change of machine speed during the run (a
   // shared machine) affects all of them alike and their ratios stay fair.
   auto time = [&](const std::vector<std::function<void(std::uint64_t)>> &steps) {
@@ -316,11 +377,15 @@ int main(int argc, char **argv) {
       },
       baseline_products(proposer(Strategy::bo, 1, true)),
       baseline_products(half_warm_step),
+      ps_step(true),
+      ps_step(false),
+      ps_step(true, kFeasibilityIterations),
   });
   const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
                &rnd = t[6], &warm_t = t[7], &prep = t[8], &add = t[9], &both = t[10],
                &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14], &half = t[15], &half_warm = t[16],
-               &zero = t[17], &zero_warm = t[18], &timed = t[19], &bo_base = t[20], &half_warm_base = t[21];
+               &zero = t[17], &zero_warm = t[18], &timed = t[19], &bo_base = t[20], &half_warm_base = t[21],
+               &ps = t[22], &ps_plain = t[23], &ps_short = t[24];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -392,5 +457,17 @@ int main(int argc, char **argv) {
               "target: %.2f (%s)\n",
               zmed / std::max(1e-6, med), zwmed / std::max(1e-6, wmed), zwmed / 5.0,
               zwmed <= 5.0 ? "met" : "NOT met");
+  char ps_name[96];
+  std::snprintf(ps_name, sizeof ps_name, "  %zu configurations, rates", ps_cs.size());
+  std::printf("bo step, gamma 1, categorical:\n");
+  row(ps_name, ps);
+  row("  the same without rates", ps_plain);
+  row("  rates, failure fit of 5", ps_short);
+  const double pmed = quantile(ps.cpu, 0.5);
+  std::printf("  categorical step with rates / without: %.2f; / with the failure fit of %d "
+              "iterations: %.2f; / 5 ms target: %.2f (%s)\n",
+              pmed / std::max(1e-6, quantile(ps_plain.cpu, 0.5)), kFeasibilityIterations,
+              pmed / std::max(1e-6, quantile(ps_short.cpu, 0.5)), pmed / 5.0,
+              pmed <= 5.0 ? "met" : "NOT met");
   return 0;
 }
