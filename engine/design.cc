@@ -158,8 +158,11 @@ Explore automatic_explore(double gamma, bool warm, bool linear, bool categorical
   // kThompsonCategoricalGammaLow ("Thompson sampling where a feature is categorical").  Below
   // kLinearLowGammaBelow a warm start keeps EI alone with the linear term ("The linear term below
   // gamma 0.25").
+  // Cold in a space with a categorical feature, from kCategoricalPowerGammaLow on, EI
+  // (automatic_feasibility_power() weighs it).
   const bool ts = warm ? linear && gamma >= kLinearLowGammaBelow
-                       : (gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh) ||
+                       : (gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh &&
+                          !(categorical && gamma >= kCategoricalPowerGammaLow)) ||
                              (categorical && gamma > kThompsonCategoricalGammaLow);
   return ts ? Explore::thompson : Explore::none;
 }
@@ -172,9 +175,10 @@ bool automatic_time_linear_trend(double gamma) {
   return automatic_linear_trend(gamma) || (gamma > kLinearGammaHigh && gamma < 1);
 }
 
-double automatic_feasibility_power(double gamma, bool time_modelled) {
+double automatic_feasibility_power(double gamma, bool time_modelled, bool categorical_cold) {
   if (gamma >= 1) return time_modelled ? kTimeModelFeasibilityPower : 1.0;
-  return gamma >= kFeasibilityPowerGammaLow ? kFeasibilityPowerAuto : 1.0;
+  const double low = categorical_cold ? kCategoricalPowerGammaLow : kFeasibilityPowerGammaLow;
+  return gamma >= low ? kFeasibilityPowerAuto : 1.0;
 }
 
 bool automatic_time_model_always(double gamma, bool categorical) { return gamma >= 1 && categorical; }
@@ -274,8 +278,11 @@ bool EngineOptions::effective_time_linear_trend() const {
   return automatic_time_linear_trend(gamma);
 }
 
-double EngineOptions::effective_feasibility_power(bool time_modelled) const {
-  return feasibility_power ? *feasibility_power : automatic_feasibility_power(gamma, time_modelled);
+double EngineOptions::effective_feasibility_power(bool time_modelled, bool categorical) const {
+  return feasibility_power ? *feasibility_power
+                           : automatic_feasibility_power(
+                                 gamma, time_modelled,
+                                 categorical && !(history && history->size() > 0));
 }
 
 std::size_t EngineOptions::effective_history_picks() const {

@@ -356,7 +356,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     }
   }
   // At gamma 1 the time model's proposals weigh it more (design.hpp, kTimeModelFeasibilityPower).
-  const double feasibility_power = o.effective_feasibility_power(p.time_modelled);
+  const double feasibility_power =
+      o.effective_feasibility_power(p.time_modelled, cs.has_categorical());
   std::vector<double> feasible(n, -1.0);
   auto p_feasible = [&](std::size_t i) {
     if (feasible[i] < 0) {

@@ -1033,10 +1033,18 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     const bool ts = gamma >= 0.25 && gamma <= 0.5;
     EXPECT_EQ(e, ts ? Explore::thompson : Explore::none) << "gamma " << gamma;
     EXPECT_EQ(share, ts ? 1.0 : 0.0) << "gamma " << gamma;
-    // In a space with a categorical feature, Thompson sampling above gamma 0.75 too.
-    const bool cat_ts = ts || gamma > 0.75;
+    // In a space with a categorical feature, Thompson sampling above gamma 0.75 too, and not
+    // from 0.5 on below it (EI with the chance of running to the fourth power).
+    const bool cat_ts = (ts && gamma < 0.5) || gamma > 0.75;
     EXPECT_EQ(o.effective_explore(&share, true), cat_ts ? Explore::thompson : Explore::none) << gamma;
     EXPECT_EQ(share, cat_ts ? 1.0 : 0.0) << "gamma " << gamma;
+    // ... where the chance of running weighs EI to the fourth power, as from 0.75 on.
+    const bool cat_power = gamma >= 0.5 && gamma < 1;
+    EXPECT_EQ(o.effective_feasibility_power(false, true), cat_power ? kFeasibilityPowerAuto : 1.0)
+        << gamma;
+    EXPECT_EQ(o.effective_feasibility_power(false, false),
+              gamma >= 0.75 && gamma < 1 ? kFeasibilityPowerAuto : 1.0)
+        << gamma;
     // The linear term: 0.5-0.75, and below 0.25.
     EXPECT_EQ(o.effective_linear_trend(), (gamma >= 0.5 && gamma <= 0.75) || gamma < 0.25)
         << "gamma " << gamma;
@@ -1068,8 +1076,11 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     EXPECT_EQ(w.effective_history_doubt(), gamma == 1.0 ? 2u : 0u) << gamma;
     EXPECT_EQ(w.effective_linear_trend(), band || gamma < 0.25) << gamma;
     EXPECT_EQ(w.effective_explore(&share), band ? Explore::thompson : Explore::none) << gamma;
-    // A warm start keeps its rule in a space with a categorical feature.
+    // A warm start keeps its rule in a space with a categorical feature, and its power.
     EXPECT_EQ(w.effective_explore(&share, true), band ? Explore::thompson : Explore::none) << gamma;
+    EXPECT_EQ(w.effective_feasibility_power(false, true),
+              gamma >= 0.75 && gamma < 1 ? kFeasibilityPowerAuto : 1.0)
+        << gamma;
     EXPECT_EQ(share, band ? 1.0 : 0.0) << gamma;
     w.history_picks = 1;  // a history that picks the first trial: the same exploration
     EXPECT_EQ(w.effective_explore(&share), band ? Explore::thompson : Explore::none) << gamma;

@@ -241,6 +241,13 @@ TEST(Propose, APowerOfTheProbabilityOfRunningFailsFewerTrials) {
   for (double gamma : {0.0, 0.5, 0.74, 1.0}) EXPECT_EQ(automatic_feasibility_power(gamma), 1.0) << gamma;
   for (double gamma : {0.75, 0.9, 0.99})
     EXPECT_EQ(automatic_feasibility_power(gamma), kFeasibilityPowerAuto) << gamma;
+  // Cold in a space with a categorical feature, from gamma 0.5 on (with a warm start as above:
+  // history_test.cc, Explore.AutomaticFollowsTheObjectivesGamma).
+  for (double gamma : {0.0, 0.25, 0.49, 1.0})
+    EXPECT_EQ(automatic_feasibility_power(gamma, false, true), 1.0) << gamma;
+  for (double gamma : {0.5, 0.6, 0.74, 0.75, 0.99})
+    EXPECT_EQ(automatic_feasibility_power(gamma, false, true), kFeasibilityPowerAuto) << gamma;
+  EXPECT_EQ(automatic_feasibility_power(1.0, true, true), kTimeModelFeasibilityPower);
   EngineOptions o;
   for (double bad : {0.5, 65.0, std::nan("")}) {
     o.feasibility_power = bad;

@@ -209,7 +209,7 @@ awk 'BEGIN { print "app,nodes,family,time_s,cost,ok"; split("1 2 4", m, " "); sp
 for case in "0.9|--feasibility-power 4 --time-linear-trend yes|--time-linear-trend no" \
             "0.75|--feasibility-power 4|--feasibility-power 1" \
             "1|--time-linear-trend no|--time-linear-trend yes" \
-            "0.5|--feasibility-power 1|--time-linear-trend no"; do
+            "0.5|--time-linear-trend yes|--time-linear-trend no"; do
   g=${case%%|*} rest=${case#*|}
   default_is "at --gamma $g" "--gamma $g" "${rest%%|*}" "${rest#*|}"
 done
@@ -220,6 +220,19 @@ default_is "at --gamma 1 with a categorical feature" "--gamma 1" \
   "--cheap-design 0.1 --time-model yes" "--cheap-design 1 --time-model better"
 default_is "at --gamma 0.9 with a categorical feature" "--gamma 0.9" \
   "--cheap-design 1" "--cheap-design 0.1"
+# With a categorical feature, cold, from gamma 0.5 to below 0.75: EI weighted by the chance of
+# running to the fourth power (not Thompson sampling at 0.5, not the power 1 above it); over the
+# numeric feature alone, Thompson sampling at 0.5 and the power 1 at 0.6; with a history, too.
+default_is "at --gamma 0.5 with a categorical feature" "--gamma 0.5" \
+  "--explore none --feasibility-power 4" "--explore thompson --explore-share 1"
+default_is "at --gamma 0.6 with a categorical feature" "--gamma 0.6" \
+  "--feasibility-power 4" "--feasibility-power 1"
+default_is "at --gamma 0.5 over a numeric feature" "--gamma 0.5 --features nodes" \
+  "--explore thompson --explore-share 1" "--explore none --feasibility-power 4"
+default_is "at --gamma 0.6 over a numeric feature" "--gamma 0.6 --features nodes" \
+  "--feasibility-power 1" "--feasibility-power 4"
+default_is "at --gamma 0.6 with a categorical feature and a history" "--gamma 0.6 --history-others" \
+  "--feasibility-power 1" "--feasibility-power 4"
 # Where the design is among the cheapest rates the failure model's fit runs 15 iterations, else 5.
 default_is "at --gamma 1 with a categorical feature, the failure model's fit" "--gamma 1" \
   "--feasibility-iterations 15" "--feasibility-iterations 5"

@@ -42,8 +42,10 @@ struct WarmStart;  // history.hpp
 //             confidence bound and Thompson sampling, the arm drawn by EXP3's weights (Auer et
 //             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8);
 //  automatic  by the objective (EngineOptions::gamma): thompson on every proposal when
-//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh, or, without a warm start, in a
-//             space with a categorical feature when gamma > kThompsonCategoricalGammaLow, or,
+//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh (without a warm start in a space
+//             with a categorical feature, below kCategoricalPowerGammaLow), or, without a warm
+//             start, in a space with a categorical feature when gamma >
+//             kThompsonCategoricalGammaLow, or,
 //             with a warm start, when the model has the linear term (effective_linear_trend())
 //             and gamma >= kLinearLowGammaBelow; else none (bench/README.md, "An exploration
 //             chosen by the objective" and the sections after it).
@@ -57,6 +59,17 @@ constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
 // (bench/README.md, "Thompson sampling where a feature is categorical").  scout-dev.csv's
 // spaces, and a Slurm class's (CandidateSet::from_candidates()), are all numeric.
 constexpr double kThompsonCategoricalGammaLow = 0.75;
+// In a space with a categorical feature, without a warm start, from gamma
+// kCategoricalPowerGammaLow to below kFeasibilityPowerGammaLow (the linear term's band), the
+// proposals are EI weighted by the probability of running to the power kFeasibilityPowerAuto, as
+// from kFeasibilityPowerGammaLow on: at 0.5 instead of Thompson sampling, above it instead of
+// the power 1.  On the parameter-server shapes the search failed more often than random search
+// there (the ps shape: 42-49% of the trials against 34%).  Chosen on ps and ps-grid folds 1 and 2
+// at gamma 0.5 (against the failure model's longer fit, and EI alone), checked on folds 31, 32,
+// 41 and 42 at 0.5, 1 and 2 at 0.6 and 0.7, 31 and 32 at 0.6; below 0.5 (0, 0.25, 0.4, 0.45) it
+// lost, and on the cliff shape (numeric) at 0.5 too (bench/README.md, "EI with the chance of
+// running to the fourth power from gamma 0.5 where a feature is categorical").
+constexpr double kCategoricalPowerGammaLow = 0.5;
 // The objectives for which Trend::automatic adds the linear term: chosen the same way at gamma
 // 0.25, 0.5 and 0.75, cold and with a warm start (bench/README.md, "A linear term chosen by the
 // objective"); and below kLinearLowGammaBelow, where a warm-started search keeps EI alone (no
@@ -174,8 +187,9 @@ bool automatic_time_model_always(double gamma, bool categorical);
 double automatic_cheap_design(double gamma, bool warm, bool categorical);
 bool automatic_time_linear_trend(double gamma);
 // The automatic power of the probability of running for a proposal at `gamma`, of the time model
-// when `time_modelled`.
-double automatic_feasibility_power(double gamma, bool time_modelled = false);
+// when `time_modelled`, cold in a space with a categorical feature when `categorical_cold`.
+double automatic_feasibility_power(double gamma, bool time_modelled = false,
+                                   bool categorical_cold = false);
 // "none", "spacefill", "random", "local", "thompson", "hedge", "auto"
 const char *explore_name(Explore e);
 // What Explore::automatic and Trend::automatic are for an objective of `gamma`, with or without a
@@ -249,9 +263,9 @@ struct EngineOptions {
   // Whether the time model has it: time_linear_trend resolved (automatic: yes where
   // effective_linear_trend() is, and above kLinearGammaHigh below 1).
   bool effective_time_linear_trend() const;
-  // feasibility_power resolved by gamma, for a proposal of the time model when `time_modelled`
-  // (automatic_feasibility_power()).
-  double effective_feasibility_power(bool time_modelled = false) const;
+  // feasibility_power resolved by gamma, for a proposal of the time model when `time_modelled`,
+  // in a space with a categorical feature when `categorical` (automatic_feasibility_power()).
+  double effective_feasibility_power(bool time_modelled = false, bool categorical = false) const;
   // Whether the warm start uses its time bases (history_time_model resolved by gamma).
   bool effective_history_time_model() const;
   // history_picks and history_confirm (< 0: off) resolved by gamma.
