@@ -329,7 +329,8 @@ struct EngineOptions {
   // Thompson sampling's draw of where runs succeed is its own.  1 is constrained EI as
   // published; 8 cut the failed trials of generated problems by a quarter but lost optima next
   // to failures on scout-dev.csv at gamma 1 (bench/README.md, "Fewer failed trials").  Unset
-  // (the default): kFeasibilityPowerAuto from gamma kFeasibilityPowerGammaLow to below 1; at
+  // (the default): kFeasibilityPowerAuto from gamma kFeasibilityPowerGammaLow (cold in a space
+  // with a categorical feature, kCategoricalPowerGammaLow) to below 1; at
   // gamma 1 kTimeModelFeasibilityPower for the time model's proposals and 1 for the score
   // model's; else 1 (automatic_feasibility_power()).  Set, it holds for every proposal.
   std::optional<double> feasibility_power;
