@@ -146,7 +146,7 @@ Explore EngineOptions::effective_explore(double *share, bool categorical) const 
     return explore;
   }
   const Explore e =
-      automatic_explore(gamma, history && history->size() > 0, effective_linear_trend(), categorical);
+      automatic_explore(gamma, warm(), effective_linear_trend(), categorical);
   *share = e == Explore::thompson ? 1.0 : 0.0;
   return e;
 }
@@ -189,13 +189,18 @@ double automatic_cheap_design(double gamma, bool warm, bool categorical) {
 
 double EngineOptions::effective_cheap_design(bool categorical) const {
   if (cheap_design) return *cheap_design;
-  return automatic_cheap_design(gamma, history && history->size() > 0, categorical);
+  return automatic_cheap_design(gamma, warm(), categorical);
+}
+
+bool EngineOptions::warm() const { return history && history->size() > 0; }
+
+bool EngineOptions::design_among_cheapest(bool categorical) const {
+  return rate && effective_cheap_design(categorical) < 1;
 }
 
 int EngineOptions::effective_feasibility_iterations(bool categorical) const {
   if (feasibility_iterations) return *feasibility_iterations;
-  return rate && effective_cheap_design(categorical) < 1 ? kFeasibilityIterationsCheap
-                                                         : kFeasibilityIterations;
+  return design_among_cheapest(categorical) ? kFeasibilityIterationsCheap : kFeasibilityIterations;
 }
 
 bool automatic_time_model_turns(double gamma, bool categorical) {
@@ -208,8 +213,8 @@ std::size_t automatic_initial_trials(double gamma, bool warm, bool categorical) 
 
 std::size_t EngineOptions::effective_initial_trials(bool categorical) const {
   if (initial_trials) return *initial_trials;
-  if (rate && effective_cheap_design(categorical) < 1) return kCheapDesignTrials;
-  return automatic_initial_trials(gamma, history && history->size() > 0, categorical);
+  if (design_among_cheapest(categorical)) return kCheapDesignTrials;
+  return automatic_initial_trials(gamma, warm(), categorical);
 }
 
 std::optional<std::size_t> parse_initial_trials(std::string_view field, std::string_view value) {
@@ -282,7 +287,7 @@ double EngineOptions::effective_feasibility_power(bool time_modelled, bool categ
   return feasibility_power ? *feasibility_power
                            : automatic_feasibility_power(
                                  gamma, time_modelled,
-                                 categorical && !(history && history->size() > 0));
+                                 categorical && !warm());
 }
 
 std::size_t EngineOptions::effective_history_picks() const {
@@ -462,8 +467,8 @@ std::vector<std::size_t> design_pool(const CandidateSet &cs, const EngineOptions
   const std::size_t n = cs.size();
   std::vector<std::size_t> pool(n);
   std::iota(pool.begin(), pool.end(), 0);
+  if (!o.design_among_cheapest(cs.has_categorical()) || n == 0) return pool;
   const double share = o.effective_cheap_design(cs.has_categorical());
-  if (!o.rate || share >= 1 || n == 0) return pool;
   const std::vector<double> &rate = *o.rate;
   if (rate.size() != n)
     throw_invalid("propose: " + std::to_string(rate.size()) + " cost rates for " + std::to_string(n) +
@@ -605,7 +610,7 @@ DesignStep propose_without_model(const CandidateSet &cs, const std::vector<Obser
   // -- except the trials the history earns (EngineOptions::history_confirm): while its combined
   // mean orders the finished trials better than chance, the design leaves the next trials to the
   // weighted ensemble (optimizer.cc).
-  if (o.history && o.history->size() > 0) {
+  if (o.warm()) {
     if (o.history->candidates != n)
       throw_invalid("propose: the warm start was prepared for " +
                     std::to_string(o.history->candidates) + " candidates, not " + std::to_string(n));

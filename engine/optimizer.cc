@@ -64,7 +64,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // The model: standardized log scores of the successful trials (and, with Failures::impute,
   // the failures at the worst score seen).  With a warm start (history.hpp) the target may have
   // fewer than two successes; its own model is then left out until it has them.
-  const WarmStart *ws = o.history && o.history->size() > 0 ? o.history.get() : nullptr;
+  const WarmStart *ws = o.warm() ? o.history.get() : nullptr;
   const bool taf = ws && o.history_mode == EngineOptions::HistoryMode::taf;
   if (ws && ws->candidates != n)
     throw_invalid("propose: the warm start was prepared for " + std::to_string(ws->candidates) +

@@ -278,6 +278,8 @@ struct EngineOptions {
   double effective_history_own_floor() const;
   // Warm start (history.hpp): base models prepared from other problems, or null.
   std::shared_ptr<const WarmStart> history;
+  // Whether `history` holds a problem: a warm start (an empty history is a cold start).
+  bool warm() const;
   // RGPE's weights: a draw in which the target's own model orders the trials as well as the
   // best base model counts for the target alone (false: ties are shared, as in the paper).
   bool history_ties_to_own = false;
@@ -344,9 +346,12 @@ struct EngineOptions {
   // feature, without a history; else 1).
   std::optional<double> cheap_design;
   double effective_cheap_design(bool categorical) const;
+  // Whether the cold initial design is drawn among the cheapest: `rate` given and
+  // effective_cheap_design() < 1.
+  bool design_among_cheapest(bool categorical) const;
   // The L-BFGS iterations of the failure model's fit, from 1 to 50; unset:
-  // kFeasibilityIterationsCheap where the initial design is among the cheapest (`rate` given,
-  // effective_cheap_design() < 1), else kFeasibilityIterations.
+  // kFeasibilityIterationsCheap where the initial design is among the cheapest
+  // (design_among_cheapest()), else kFeasibilityIterations.
   std::optional<int> feasibility_iterations;
   int effective_feasibility_iterations(bool categorical) const;
   // The cold search's bowl prior mean (optimizer.cc, bowl_mean): over a space of numeric
