@@ -463,12 +463,15 @@ namespace {
 
 // The candidates the cold initial design is drawn from (EngineOptions::cheap_design): those whose
 // cost rate is at most the rate of rank floor(share x n) (ties included), or every candidate.
-std::vector<std::size_t> design_pool(const CandidateSet &cs, const EngineOptions &o) {
+// `at_least` widens the share (its continuation's pool: kCheapContinuationShare).
+std::vector<std::size_t> design_pool(const CandidateSet &cs, const EngineOptions &o,
+                                     double at_least = 0) {
   const std::size_t n = cs.size();
   std::vector<std::size_t> pool(n);
   std::iota(pool.begin(), pool.end(), 0);
   if (!o.design_among_cheapest(cs.has_categorical()) || n == 0) return pool;
-  const double share = o.effective_cheap_design(cs.has_categorical());
+  const double share = std::max(o.effective_cheap_design(cs.has_categorical()), at_least);
+  if (share >= 1) return pool;
   const std::vector<double> &rate = *o.rate;
   if (rate.size() != n)
     throw_invalid("propose: " + std::to_string(rate.size()) + " cost rates for " + std::to_string(n) +
@@ -520,10 +523,14 @@ std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t coun
   std::vector<std::size_t> order = best;
   order.resize(std::min(order.size(), count));
   if (order.size() >= count) return order;
-  // Greedy continuation over every candidate: the one farthest from all chosen ones (ties: a
-  // seeded order).
+  // Greedy continuation: the candidate farthest from all chosen ones (ties: a seeded order),
+  // within the cheaper half of the rates while any of it is left when the design is among the
+  // cheapest (kCheapContinuationShare), then over every candidate.
   const std::size_t all = cs.size();
   const std::vector<std::size_t> tie = random_order(all, o.seed ^ 0x5bd1e995u);
+  const std::vector<std::size_t> cont = design_pool(cs, o, kCheapContinuationShare);
+  std::vector<char> in_pool(all, cont.size() == all ? 1 : 0);
+  for (auto i : cont) in_pool[i] = 1;
   std::vector<double> dmin(all, std::numeric_limits<double>::infinity());
   std::vector<bool> chosen(all, false);
   for (auto c : order) chosen[c] = true;
@@ -532,7 +539,10 @@ std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t coun
   while (order.size() < count) {
     std::size_t pick = all;
     for (auto i : tie)
-      if (!chosen[i] && (pick == all || dmin[i] > dmin[pick] + 1e-12)) pick = i;
+      if (!chosen[i] &&
+          (pick == all || in_pool[i] > in_pool[pick] ||
+           (in_pool[i] == in_pool[pick] && dmin[i] > dmin[pick] + 1e-12)))
+        pick = i;
     chosen[pick] = true;
     order.push_back(pick);
     for (std::size_t i = 0; i < all; ++i) dmin[i] = std::min(dmin[i], sq_dist(X, i, pick));

@@ -712,6 +712,69 @@ TEST(CheapDesign, AtGammaOneWithACategoricalFeatureTheDesignIsAmongTheCheapestRa
   EXPECT_EQ(automatic_cheap_design(0.9, false, true), 1.0);
 }
 
+// While its trials fail, a design among the cheapest continues among the cheaper half of the
+// rates (kCheapContinuationShare), not at the dearest corners of the space.
+TEST(CheapDesign, WhileItsTrialsFailItContinuesAmongTheCheaperHalf) {
+  const Priced g;
+  const CandidateSet kind = g.with_kind();
+  const size_t n = g.cs.size();
+  std::vector<double> sorted(*g.f);
+  std::sort(sorted.begin(), sorted.end());
+  const double half =
+      sorted[static_cast<size_t>(std::floor(kCheapContinuationShare * static_cast<double>(n)))];
+  // 14 trials that all fail: the design (kCheapDesignTrials) and its continuation.
+  auto failing = [&](std::optional<double> share, std::uint64_t seed) {
+    EngineOptions o;
+    o.seed = seed;
+    o.stop.budget = 0;
+    o.gamma = 1;
+    o.rate = g.f;
+    o.cheap_design = share;
+    std::vector<Observation> done;
+    std::vector<size_t> tried;
+    for (size_t t = 0; t < 14; ++t) {
+      const Proposal p = propose(kind, done, {}, 1, o);
+      EXPECT_EQ(p.designed, 1u);
+      const size_t i = p.indices.at(0);
+      tried.push_back(i);
+      done.push_back(Observation::failure(i));
+    }
+    return tried;
+  };
+  size_t dear_whole = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const auto tried = failing(std::nullopt, seed);
+    for (size_t t = kCheapDesignTrials; t < tried.size(); ++t)
+      EXPECT_LE((*g.f)[tried[t]], half) << "seed " << seed << ", trial " << t + 1;
+    // A design over the whole space (share 1) continues over it: mostly dearer than the half.
+    const auto whole = failing(1.0, seed);
+    for (size_t t = kInitialTrials; t < whole.size(); ++t) dear_whole += (*g.f)[whole[t]] > half;
+    // A larger share than the half holds for the continuation too.
+    const double most = sorted[static_cast<size_t>(std::floor(0.8 * static_cast<double>(n)))];
+    for (size_t i : failing(0.8, seed)) EXPECT_LE((*g.f)[i], most) << "seed " << seed;
+  }
+  EXPECT_GT(dear_whole, 20u);
+  // Once the cheaper half is used up, the continuation goes on over every candidate.
+  EngineOptions o;
+  o.seed = 1;
+  o.stop.budget = 0;
+  o.gamma = 1;
+  o.rate = g.f;
+  const size_t cheaper = static_cast<size_t>(
+      std::count_if(g.f->begin(), g.f->end(), [&](double r) { return r <= half; }));
+  std::vector<Observation> done;
+  for (size_t t = 0; t < n; ++t) {
+    const Proposal p = propose(kind, done, {}, 1, o);
+    if (p.stop.stopped()) break;
+    const size_t i = p.indices.at(0);
+    if (t < cheaper) {
+      EXPECT_LE((*g.f)[i], half) << "trial " << t + 1;
+    }
+    done.push_back(Observation::failure(i));
+  }
+  EXPECT_EQ(done.size(), n);  // every candidate, the dearer half after the cheaper one
+}
+
 TEST(CheapDesign, BadRatesAndSharesAreRefused) {
   const Grid g(4);
   EngineOptions o;

@@ -241,10 +241,11 @@ default_is "at --gamma 1 with --cheap-design 1, the failure model's fit" "--gamm
 # At gamma 1 the run times' model's proposals weigh the probability of running to the power 8,
 # the scores' to the power 1: with --time-model yes the default is the power 8, with no, 1
 # (with expected improvement: the table's family is categorical, where gamma 1 would take
-# Thompson sampling, whose draw the power does not weigh).
-default_is "at --gamma 1 with --time-model yes" "--gamma 1 --time-model yes --explore none" \
+# Thompson sampling, whose draw the power does not weigh; and with the design over the whole
+# space, after which the power changes the score model's proposals on this table).
+default_is "at --gamma 1 with --time-model yes" "--gamma 1 --time-model yes --explore none --cheap-design 1" \
   "--feasibility-power 8" "--feasibility-power 1"
-default_is "at --gamma 1 with --time-model no" "--gamma 1 --time-model no --explore none" \
+default_is "at --gamma 1 with --time-model no" "--gamma 1 --time-model no --explore none --cheap-design 1" \
   "--feasibility-power 1" "--feasibility-power 8"
 # --trace says how each trial was proposed: the initial design of 3 (given: at gamma 1 with a
 # categorical feature the default design among the cheapest rates has 4), then the model (EI or, at

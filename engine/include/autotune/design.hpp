@@ -170,6 +170,14 @@ constexpr double kTimeModelFeasibilityPower = 8;
 // on the same checking folds: "Four design trials among the cheapest", in that section).
 constexpr double kCheapDesignShare = 0.1;
 constexpr std::size_t kCheapDesignTrials = 4;
+// While fewer than two of its trials have succeeded, that design continues (the candidate
+// farthest from those chosen) among the kCheapContinuationShare of the candidates with the
+// lowest rates (or the design's own share, if larger), then over every candidate; before, it
+// continued over every candidate, mostly at the costliest corners of the space.  Chosen on
+// generated ps and ps-grid folds 1 and 2 (against continuing among the design's tenth, a
+// quarter, and every candidate), checked on folds 31, 32, 41 and 42 (bench/README.md, "The
+// design's continuation among the cheaper half of the rates").
+constexpr double kCheapContinuationShare = 0.5;
 // The failure model's hyperparameters start from the score model's and are fitted for
 // kFeasibilityIterations L-BFGS iterations (five did as well as ten on scout-dev.csv, where few
 // trials fail: bench/README.md, "Fitting the hyperparameters").  Where the run times' model
@@ -339,10 +347,11 @@ struct EngineOptions {
   // Each candidate's cost per second (its billing rate), known before it runs; null: unknown.
   // Unlike score_factor it needs no reference trial, so the initial design can use it.
   std::shared_ptr<const std::vector<double>> rate;
-  // With `rate`: the cold initial design (and its continuation) is the maximin subset of the
-  // candidates whose rate is at most the rate of rank floor(share x n) among the n candidates
-  // (ties included), from 0 (exclusive) to 1 (1: every candidate, the design as without rates).
-  // Unset: automatic_cheap_design() (kCheapDesignShare at gamma 1 in a space with a categorical
+  // With `rate`: the cold initial design is the maximin subset of the candidates whose rate is
+  // at most the rate of rank floor(share x n) among the n candidates (ties included), from 0
+  // (exclusive) to 1 (1: every candidate, the design as without rates); below 1 its
+  // continuation stays among the max(share, kCheapContinuationShare) of the lowest rates while
+  // any of them is left.  Unset: automatic_cheap_design() (kCheapDesignShare at gamma 1 in a space with a categorical
   // feature, without a history; else 1).
   std::optional<double> cheap_design;
   double effective_cheap_design(bool categorical) const;
@@ -475,8 +484,11 @@ struct Proposal {
 };
 
 // The initial design order: `count` candidates (count <= candidates.size()), the first
-// `options.initial_trials` of them the maximin subset, the rest continuing greedily away from the
-// ones before.  Depends only on the seed and the candidate set.
+// `options.initial_trials` of them the maximin subset of the design's pool (every candidate, or
+// the cheapest rates: EngineOptions::cheap_design), the rest continuing greedily away from the
+// ones before (for a design among the cheapest, within the kCheapContinuationShare of the
+// lowest rates while any of it is left).  Depends only on the seed, the candidate set and the
+// rates.
 std::vector<std::size_t> initial_design(const CandidateSet &candidates, std::size_t count,
                                         const EngineOptions &options);
 

@@ -14,7 +14,8 @@
 //    a single random draw without the corner-seeking of a greedy maximin sequence.  It depends
 //    only on the seed and the candidate set.  While fewer than two distinct candidates have
 //    succeeded, the design continues greedily (each next point the farthest from the ones
-//    before).  Three points are the fewest that show a trend in each direction; every trial more
+//    before; a design among the cheapest rates, design.hpp kCheapDesignShare, continues among
+//    the cheaper half of them first, kCheapContinuationShare).  Three points are the fewest that show a trend in each direction; every trial more
 //    spent on design is one not spent on what the model learnt.  Where time counts (gamma <= 0.5)
 //    the fastest configurations lie towards the large allocations, which two points and the
 //    bowl prior mean already point to (bench/README.md, "A smaller initial design where time
