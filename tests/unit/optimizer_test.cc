@@ -440,6 +440,12 @@ struct Priced : Grid {
     for (size_t i = 0; i < cs.size(); ++i) f->push_back(1 + 7 * rng.uniform());
   }
   double time(size_t i) const { return score(i, 6, 6); }
+  // The rate of rank floor(share x n): a design drawn from that share is at most this dear.
+  double rate_cut(double share) const {
+    std::vector<double> sorted(*f);
+    std::sort(sorted.begin(), sorted.end());
+    return sorted[static_cast<size_t>(std::floor(share * static_cast<double>(sorted.size())))];
+  }
   // A search at `gamma` with the time model `m` and these factors (seed 3, no budget).
   EngineOptions options(EngineOptions::TimeModel m, double gamma) const {
     EngineOptions o;
@@ -651,11 +657,7 @@ TEST(TimeModel, AtGammaOneTheTimeModelsProposalsWeighTheChanceOfRunningMore) {
 TEST(CheapDesign, AtGammaOneWithACategoricalFeatureTheDesignIsAmongTheCheapestRates) {
   const Priced g;
   const CandidateSet kind = g.with_kind();
-  const size_t n = g.cs.size();
-  std::vector<double> sorted(*g.f);
-  std::sort(sorted.begin(), sorted.end());
-  // The rate of rank floor(0.1 n): the design's candidates are at most this dear.
-  const double cut = sorted[static_cast<size_t>(std::floor(kCheapDesignShare * static_cast<double>(n)))];
+  const double cut = g.rate_cut(kCheapDesignShare);  // the design's candidates at most this dear
   auto design = [&](const CandidateSet &cs, double gamma, bool rates, std::optional<double> share,
                     std::uint64_t seed) {
     EngineOptions o;
@@ -680,7 +682,7 @@ TEST(CheapDesign, AtGammaOneWithACategoricalFeatureTheDesignIsAmongTheCheapestRa
     EXPECT_EQ(design(kind, 1, true, 1.0, seed), whole);
     EXPECT_EQ(design(g.cs, 1, true, std::nullopt, seed), design(g.cs, 1, false, std::nullopt, seed));
     // A share given holds over numeric features too.
-    const double half = sorted[n / 2];
+    const double half = g.rate_cut(0.5);
     for (size_t i : design(g.cs, 1, true, 0.5, seed)) EXPECT_LE((*g.f)[i], half) << "seed " << seed;
   }
   EXPECT_GT(dear_without, 10u);  // the whole space's designs are mostly dearer than the cut
@@ -718,10 +720,7 @@ TEST(CheapDesign, WhileItsTrialsFailItContinuesAmongTheCheaperHalf) {
   const Priced g;
   const CandidateSet kind = g.with_kind();
   const size_t n = g.cs.size();
-  std::vector<double> sorted(*g.f);
-  std::sort(sorted.begin(), sorted.end());
-  const double half =
-      sorted[static_cast<size_t>(std::floor(kCheapContinuationShare * static_cast<double>(n)))];
+  const double half = g.rate_cut(kCheapContinuationShare);
   // 14 trials that all fail: the design (kCheapDesignTrials) and its continuation.
   auto failing = [&](std::optional<double> share, std::uint64_t seed) {
     EngineOptions o;
@@ -750,7 +749,7 @@ TEST(CheapDesign, WhileItsTrialsFailItContinuesAmongTheCheaperHalf) {
     const auto whole = failing(1.0, seed);
     for (size_t t = kInitialTrials; t < whole.size(); ++t) dear_whole += (*g.f)[whole[t]] > half;
     // A larger share than the half holds for the continuation too.
-    const double most = sorted[static_cast<size_t>(std::floor(0.8 * static_cast<double>(n)))];
+    const double most = g.rate_cut(0.8);
     for (size_t i : failing(0.8, seed)) EXPECT_LE((*g.f)[i], most) << "seed " << seed;
   }
   EXPECT_GT(dear_whole, 20u);
