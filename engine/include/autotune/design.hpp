@@ -351,8 +351,8 @@ struct EngineOptions {
   // at most the rate of rank floor(share x n) among the n candidates (ties included), from 0
   // (exclusive) to 1 (1: every candidate, the design as without rates); below 1 its
   // continuation stays among the max(share, kCheapContinuationShare) of the lowest rates while
-  // any of them is left.  Unset: automatic_cheap_design() (kCheapDesignShare at gamma 1 in a space with a categorical
-  // feature, without a history; else 1).
+  // any of them is left.  Unset: automatic_cheap_design() (kCheapDesignShare at gamma 1 in a
+  // space with a categorical feature, without a history; else 1).
   std::optional<double> cheap_design;
   double effective_cheap_design(bool categorical) const;
   // Whether the cold initial design is drawn among the cheapest: `rate` given and

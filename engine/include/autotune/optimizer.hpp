@@ -15,11 +15,11 @@
 //    only on the seed and the candidate set.  While fewer than two distinct candidates have
 //    succeeded, the design continues greedily (each next point the farthest from the ones
 //    before; a design among the cheapest rates, design.hpp kCheapDesignShare, continues among
-//    the cheaper half of them first, kCheapContinuationShare).  Three points are the fewest that show a trend in each direction; every trial more
-//    spent on design is one not spent on what the model learnt.  Where time counts (gamma <= 0.5)
-//    the fastest configurations lie towards the large allocations, which two points and the
-//    bowl prior mean already point to (bench/README.md, "A smaller initial design where time
-//    counts").
+//    the cheaper half of them first, kCheapContinuationShare).  Three points are the fewest
+//    that show a trend in each direction; every trial more spent on design is one not spent on
+//    what the model learnt.  Where time counts (gamma <= 0.5) the fastest configurations lie
+//    towards the large allocations, which two points and the bowl prior mean already point to
+//    (bench/README.md, "A smaller initial design where time counts").
 // 2. Model.  A Gaussian process (gp.hpp: Matern-5/2, one length scale per feature, the
 //    dimension-scaled length-scale prior of Hvarfner et al. 2024) on the standardized log score
 //    of the successful trials.  Scores are ratios (time or cost relative to the reference), so the
