@@ -529,7 +529,7 @@ std::vector<std::size_t> initial_design(const CandidateSet &cs, std::size_t coun
   const std::size_t all = cs.size();
   const std::vector<std::size_t> tie = random_order(all, o.seed ^ 0x5bd1e995u);
   const std::vector<std::size_t> cont = design_pool(cs, o, kCheapContinuationShare);
-  std::vector<char> in_pool(all, cont.size() == all ? 1 : 0);
+  std::vector<char> in_pool(all, 0);
   for (auto i : cont) in_pool[i] = 1;
   std::vector<double> dmin(all, std::numeric_limits<double>::infinity());
   std::vector<bool> chosen(all, false);
