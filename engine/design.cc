@@ -147,7 +147,7 @@ Explore EngineOptions::effective_explore(double *share, bool categorical) const 
   }
   const Explore e =
       automatic_explore(gamma, warm(), effective_linear_trend(), categorical);
-  *share = e == Explore::thompson ? 1.0 : 0.0;
+  *share = e == Explore::thompson ? 1.0 : e == Explore::local ? kLocalShare : 0.0;
   return e;
 }
 
@@ -159,11 +159,15 @@ Explore automatic_explore(double gamma, bool warm, bool linear, bool categorical
   // kLinearLowGammaBelow a warm start keeps EI alone with the linear term ("The linear term below
   // gamma 0.25").
   // Cold in a space with a categorical feature, from kCategoricalPowerGammaLow on, EI
-  // (automatic_feasibility_power() weighs it).
+  // (automatic_feasibility_power() weighs it).  Cold over numeric features, Thompson sampling
+  // below kLocalGammaLow only, and wherever it is not, a share of local search ("Local search on
+  // a share of the proposals over numeric features").
+  if (!warm && !categorical)
+    return gamma >= kThompsonGammaLow && gamma < kLocalGammaLow ? Explore::thompson : Explore::local;
   const bool ts = warm ? linear && gamma >= kLinearLowGammaBelow
                        : (gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh &&
-                          !(categorical && gamma >= kCategoricalPowerGammaLow)) ||
-                             (categorical && gamma > kThompsonCategoricalGammaLow);
+                          gamma < kCategoricalPowerGammaLow) ||
+                             gamma > kThompsonCategoricalGammaLow;
   return ts ? Explore::thompson : Explore::none;
 }
 

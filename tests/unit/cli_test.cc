@@ -244,8 +244,8 @@ TEST(ClassModelLines, WhatAutotuneShowSaysOfTheModel) {
             "turns, or once their model orders the trials better), the run times' model with a linear term "
             "(auto at gamma 0.9)");
   EXPECT_EQ(t.proposals,
-            "expected improvement (auto at gamma 0.9), each weighted by its chance of running to the power 4 "
-            "(auto at gamma 0.9)");
+            "expected improvement, local search near the best on 0.4 of the proposals (auto at gamma 0.9), each "
+            "weighted by its chance of running to the power 4 (auto at gamma 0.9)");
   // At gamma 1 and 0.5 one linear term for both models (none, or both); at gamma 1 only the run
   // times' model's proposals weigh the chance of running (to the power 8), at 0.5 none.
   c.settings.gamma = 1;
@@ -254,15 +254,19 @@ TEST(ClassModelLines, WhatAutotuneShowSaysOfTheModel) {
             "ard kernel, input warping, no linear term (auto at gamma 1), scores modelled (auto: run times "
             "once their model orders the trials better)");
   EXPECT_EQ(t.proposals,
-            "expected improvement (auto at gamma 1), the run times' model's each weighted by its chance of "
-            "running to the power 8 (auto at gamma 1)");
+            "expected improvement, local search near the best on 0.4 of the proposals (auto at gamma 1), the run "
+            "times' model's each weighted by its chance of running to the power 8 (auto at gamma 1)");
   cx.time_model = TimeModel::no;
-  EXPECT_EQ(class_model_text(c, cx).proposals, "expected improvement (auto at gamma 1)");
+  EXPECT_EQ(class_model_text(c, cx).proposals,
+            "expected improvement, local search near the best on 0.4 of the proposals (auto at gamma 1)");
   cx.time_model = TimeModel::automatic;
   c.settings.gamma = 0.5;
   t = class_model_text(c, cx);
   EXPECT_EQ(t.model.find("the run times' model"), std::string::npos) << t.model;
-  EXPECT_EQ(t.proposals, "Thompson sampling (auto at gamma 0.5)");
+  EXPECT_EQ(t.proposals, "expected improvement, local search near the best on 0.4 of the proposals (auto at gamma 0.5)");
+  c.settings.gamma = 0.3;  // Thompson sampling from 0.25 to below 0.4
+  EXPECT_EQ(class_model_text(c, cx).proposals, "Thompson sampling (auto at gamma 0.3)");
+  c.settings.gamma = 0.5;
   // LinearTrend=no holds for both models; TimeModel=no has no run times' model to speak of.
   c.settings.gamma = 0.9;
   cx.linear_trend = Trend::no;

@@ -1024,18 +1024,20 @@ TEST(InitialDesign, SmallerForAColdSearchWhereTimeCounts) {
 TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
   const Grid g(10);
   EXPECT_EQ(EngineOptions{}.explore, Explore::automatic);
-  for (double gamma : {0.0, 0.2, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0}) {
+  for (double gamma : {0.0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.75, 1.0}) {
     EngineOptions o;
     o.gamma = gamma;
     o.explore_share = 0.5;  // not read by the automatic choice
     double share = -1;
     const Explore e = o.effective_explore(&share);
-    const bool ts = gamma >= 0.25 && gamma <= 0.5;
-    EXPECT_EQ(e, ts ? Explore::thompson : Explore::none) << "gamma " << gamma;
-    EXPECT_EQ(share, ts ? 1.0 : 0.0) << "gamma " << gamma;
-    // In a space with a categorical feature, Thompson sampling above gamma 0.75 too, and not
-    // from 0.5 on below it (EI with the chance of running to the fourth power).
-    const bool cat_ts = (ts && gamma < 0.5) || gamma > 0.75;
+    // Over numeric features: Thompson sampling from 0.25 to below 0.4, else local search on
+    // two proposals in five.
+    const bool ts = gamma >= 0.25 && gamma < 0.4;
+    EXPECT_EQ(e, ts ? Explore::thompson : Explore::local) << "gamma " << gamma;
+    EXPECT_EQ(share, ts ? 1.0 : 0.4) << "gamma " << gamma;
+    // In a space with a categorical feature, Thompson sampling from 0.25 to below 0.5 and above
+    // 0.75, else EI alone (from 0.5 on weighted by the chance of running to the fourth power).
+    const bool cat_ts = (gamma >= 0.25 && gamma < 0.5) || gamma > 0.75;
     EXPECT_EQ(o.effective_explore(&share, true), cat_ts ? Explore::thompson : Explore::none) << gamma;
     EXPECT_EQ(share, cat_ts ? 1.0 : 0.0) << "gamma " << gamma;
     // ... where the chance of running weighs EI to the fourth power, as from 0.75 on.
@@ -1069,7 +1071,7 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     w.gamma = gamma;
     w.history = history;
     const bool band = gamma >= 0.5 && gamma <= 0.75;
-    const bool cold_ts = gamma >= 0.25 && gamma <= 0.5;
+    const bool cold_ts = gamma >= 0.25 && gamma < 0.4;
     EXPECT_EQ(w.effective_history_picks(), band ? 0u : 1u) << gamma;
     EXPECT_EQ(w.effective_history_confirm(), band ? -1.0 : 1.0) << gamma;
     // At gamma 1 only, with the confirmation.
@@ -1098,14 +1100,15 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     w.history_doubt = 3;  // set, it is kept
     EXPECT_EQ(w.effective_history_doubt(), 3u);
     w.history_doubt.reset();
-    w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none
-    EXPECT_EQ(w.effective_explore(&share), cold_ts ? Explore::thompson : Explore::none) << gamma;
+    w.history = prepare_warm_start(g.cs, {}, w);  // an empty history is none: a cold search's
+    EXPECT_EQ(w.effective_explore(&share), cold_ts ? Explore::thompson : Explore::local) << gamma;
     EXPECT_EQ(w.effective_linear_trend(), band || gamma < 0.25) << gamma;
   }
   EXPECT_TRUE(automatic_linear_trend(0.2));
   EXPECT_FALSE(automatic_linear_trend(0.25));
   EXPECT_FALSE(automatic_linear_trend(1.0));
-  // Searches of 12 trials: automatic at gamma 0.5 is thompson with share 1, at gamma 1 none.
+  // Searches of 12 trials over numeric features: automatic at gamma 0.3 is thompson with share
+  // 1, at gamma 0.5 and 1 local search with share 0.4.
   auto search = [&](const CandidateSet &cs, Explore mode, double gamma, double share_set) {
     EngineOptions e;
     e.seed = 5;
@@ -1126,13 +1129,19 @@ TEST(Explore, AutomaticFollowsTheObjectivesGamma) {
     order.push_back(explored);
     return order;
   };
+  const auto auto_ts = search(g.cs, Explore::automatic, 0.3, 0.25);
+  EXPECT_EQ(auto_ts, search(g.cs, Explore::thompson, 0.3, 1));
+  EXPECT_EQ(auto_ts.back(), 10u);  // every trial after the initial design of 2 (kSmallDesign)
   const auto auto_half = search(g.cs, Explore::automatic, 0.5, 0.25);
-  EXPECT_EQ(auto_half, search(g.cs, Explore::thompson, 0.5, 1));
-  EXPECT_EQ(auto_half.back(), 10u);  // every trial after the initial design of 2 (kSmallDesign)
+  EXPECT_EQ(auto_half, search(g.cs, Explore::local, 0.5, 0.4));
+  EXPECT_NE(auto_half, search(g.cs, Explore::none, 0.5, 0.25));
+  // Of the 10 trials after the design of 2, the 3rd, 5th, 8th and 10th.
+  EXPECT_EQ(auto_half.back(), 4u);
   const auto auto_one = search(g.cs, Explore::automatic, 1, 0.25);
-  EXPECT_EQ(auto_one, search(g.cs, Explore::none, 1, 0.25));
-  EXPECT_EQ(auto_one.back(), 0u);
-  EXPECT_NE(auto_half, auto_one);
+  EXPECT_EQ(auto_one, search(g.cs, Explore::local, 1, 0.4));
+  EXPECT_NE(auto_one, search(g.cs, Explore::none, 1, 0.25));
+  EXPECT_EQ(auto_one.back(), 3u);  // of the 9 after the design of 3 (kInitialTrials)
+  EXPECT_NE(auto_ts, auto_one);
   {
     // The same grid with a categorical feature (the row's parity, which the score ignores): at
     // gamma 1 the automatic exploration is Thompson sampling on every proposal.

@@ -222,13 +222,22 @@ default_is "at --gamma 0.9 with a categorical feature" "--gamma 0.9" \
   "--cheap-design 1" "--cheap-design 0.1"
 # With a categorical feature, cold, from gamma 0.5 to below 0.75: EI weighted by the chance of
 # running to the fourth power (not Thompson sampling at 0.5, not the power 1 above it); over the
-# numeric feature alone, Thompson sampling at 0.5 and the power 1 at 0.6; with a history, too.
+# numeric feature alone, local search on 0.4 of the proposals at 0.5 and the power 1 at 0.6; with
+# a history, the power 1 too.
 default_is "at --gamma 0.5 with a categorical feature" "--gamma 0.5" \
   "--explore none --feasibility-power 4" "--explore thompson --explore-share 1"
 default_is "at --gamma 0.6 with a categorical feature" "--gamma 0.6" \
   "--feasibility-power 4" "--feasibility-power 1"
 default_is "at --gamma 0.5 over a numeric feature" "--gamma 0.5 --features nodes" \
-  "--explore thompson --explore-share 1" "--explore none --feasibility-power 4"
+  "--explore local --explore-share 0.4" "--explore thompson --explore-share 1"
+# Cold over numeric features: Thompson sampling from gamma 0.25 to below 0.4, elsewhere local
+# search on 0.4 of the proposals (not EI alone); with a history, EI alone at gamma 1.
+default_is "at --gamma 0.3 over a numeric feature" "--gamma 0.3 --features nodes" \
+  "--explore thompson --explore-share 1" "--explore local --explore-share 0.4"
+default_is "at --gamma 1 over a numeric feature" "--gamma 1 --features nodes" \
+  "--explore local --explore-share 0.4" "--explore none"
+default_is "at --gamma 1 over a numeric feature with a history" "--gamma 1 --features nodes --history-others" \
+  "--explore none" "--explore local --explore-share 0.4"
 default_is "at --gamma 0.6 over a numeric feature" "--gamma 0.6 --features nodes" \
   "--feasibility-power 1" "--feasibility-power 4"
 default_is "at --gamma 0.6 with a categorical feature and a history" "--gamma 0.6 --history-others" \

@@ -271,8 +271,10 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   EXPECT_EQ(seen_options.explore, Explore::automatic);
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0.5);
   double share = 0;
-  EXPECT_EQ(seen_options.effective_explore(&share), Explore::thompson);
-  // Under the defaults, at gamma 0 (time only): ard with warping, the linear term, and EI alone.
+  EXPECT_EQ(seen_options.effective_explore(&share), Explore::local);
+  EXPECT_DOUBLE_EQ(share, kLocalShare);
+  // Under the defaults, at gamma 0 (time only): ard with warping, the linear term, and EI with a
+  // share of local search.
   ClassRecord d = make_class(conf_of(""), 6);
   decide(d, trials_, conf_of(""), recording_propose);
   EXPECT_TRUE(seen_options.input_warping);
@@ -282,13 +284,17 @@ TEST_F(TunerTest, TheClassesModelAndObjectiveReachTheEngine) {
   EXPECT_EQ(seen_options.time_model, TimeModel::automatic);
   EXPECT_EQ(seen_options.history_time_model, TimeModel::automatic);
   EXPECT_DOUBLE_EQ(seen_options.gamma, 0);
-  EXPECT_EQ(seen_options.effective_explore(&share), Explore::none);
-  // The defaults at gamma 0.5: Thompson sampling and the linear term.
+  EXPECT_EQ(seen_options.effective_explore(&share), Explore::local);
+  // The defaults at gamma 0.5: local search on a share of the proposals, and the linear term;
+  // at 0.3 Thompson sampling.
   ClassRecord h = make_class(conf_of(""), 6);
   h.settings.gamma = 0.5;
   decide(h, trials_, conf_of(""), recording_propose);
   EXPECT_TRUE(seen_options.effective_linear_trend());
+  EXPECT_EQ(seen_options.effective_explore(&share), Explore::local);
+  seen_options.gamma = 0.3;
   EXPECT_EQ(seen_options.effective_explore(&share), Explore::thompson);
+  seen_options.gamma = 0.5;
   // A class stored before the model's keys were goes on as it began: EI alone, no linear term,
   // no time model.
   for (const std::string key : {R"("explore":"auto",)", R"("linear_trend":"auto",)", R"("time_model":"auto",)"}) {

@@ -41,18 +41,27 @@ struct WarmStart;  // history.hpp
 //  hedge      a portfolio (GP-Hedge, Hoffman, Brochu & de Freitas, UAI 2011) of EI, a lower
 //             confidence bound and Thompson sampling, the arm drawn by EXP3's weights (Auer et
 //             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8);
-//  automatic  by the objective (EngineOptions::gamma): thompson on every proposal when
-//             kThompsonGammaLow <= gamma <= kThompsonGammaHigh (without a warm start in a space
-//             with a categorical feature, below kCategoricalPowerGammaLow), or, without a warm
-//             start, in a space with a categorical feature when gamma >
-//             kThompsonCategoricalGammaLow, or,
-//             with a warm start, when the model has the linear term (effective_linear_trend())
-//             and gamma >= kLinearLowGammaBelow; else none (bench/README.md, "An exploration
-//             chosen by the objective" and the sections after it).
+//  automatic  by the objective (EngineOptions::gamma): without a warm start, thompson on every
+//             proposal when kThompsonGammaLow <= gamma < kLocalGammaLow over numeric features,
+//             and in a space with a categorical feature when kThompsonGammaLow <= gamma <=
+//             kThompsonGammaHigh and below kCategoricalPowerGammaLow, or when gamma >
+//             kThompsonCategoricalGammaLow; local on a share kLocalShare of the proposals
+//             elsewhere over numeric features; with a warm start, thompson when the model has
+//             the linear term (effective_linear_trend()) and gamma >= kLinearLowGammaBelow;
+//             else none (bench/README.md, "An exploration chosen by the objective" and the
+//             sections after it).
 enum class Explore { none, spacefill, random, local, thompson, hedge, automatic };
 // The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
 // generated problems at gamma 0, 0.25, 0.5, 0.75 and 1, where scout-dev.csv did not contradict.
 constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
+// Without a warm start over numeric features (every Slurm class's space), Thompson sampling only
+// below kLocalGammaLow; outside [kThompsonGammaLow, kLocalGammaLow) EI, with a share kLocalShare
+// of the proposals after the design local search (Explore::local, a trust region around the
+// incumbent) instead of EI alone: chosen on scout-dev.csv (seeds 1-50), bench/synthetic-table
+// seeds 1, 2, 5 and 11 and the cliff shape's folds 1 and 2 at gamma 0 to 1, checked on synthetic
+// seeds 7-10, cliff folds 31, 32, 41 and 42 and scout-dev.csv seeds 51-150 (bench/README.md,
+// "Local search on a share of the proposals over numeric features").
+constexpr double kLocalGammaLow = 0.4, kLocalShare = 0.4;
 // ... and, in a space with a categorical feature (CandidateSet::has_categorical()) and without a
 // warm start, above this gamma: chosen by bench/engine-cv on the parameter-server shapes (ps,
 // ps-grid; folds 1 and 2 at gamma 0, 0.75, 0.875 and 1) and checked on folds 7 to 10 at gamma 1
