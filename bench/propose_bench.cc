@@ -15,8 +15,9 @@
 // additive kernels (gp_options.hpp: additive, ard+additive), cold and warm, run side by side; and
 // the step with Thompson sampling and with the hedge portfolio on every proposal (--explore
 // thompson / hedge, share 1); and the default step at gamma 0.5, where the automatic exploration
-// and linear term (design.hpp) make it a Thompson step with a linear term, cold and with the
-// history; and the default step at gamma 0, an EI step with the linear term (the history's base
+// and linear term (design.hpp) make it, cold, an EI step with the linear term (at 50 trials not
+// one of the local search's share) and, with the history, a Thompson step with the linear term;
+// and the default step at gamma 0, an EI step with the linear term (the history's base
 // models with it too); and the default step with a score factor per candidate, where the time
 // model (EngineOptions::time_model, auto) fits the run times' model beside the scores'.  And the
 // default step at gamma 1 in a parameter-server space with categorical features (flavor, sync;
@@ -348,7 +349,7 @@ int main(int argc, char **argv) {
       warm_with(2),
       proposer(Strategy::bo, 1, true, Explore::thompson),
       proposer(Strategy::bo, 1, true, Explore::hedge),
-      [&](std::uint64_t seed) {  // the defaults at gamma 0.5: Thompson sampling, linear term
+      [&](std::uint64_t seed) {  // the defaults at gamma 0.5: EI (local search's share), linear term
         EngineOptions e = o;
         e.seed = seed;
         e.gamma = 0.5;
