@@ -66,10 +66,12 @@
 //    ordering this problem's trials better than chance), and then they join EI (RGPE's
 //    ensemble, or TAF), weighted by how well each orders this problem's trials -- no weight until
 //    a model orders them better than a random order would (the gate).
-// 8. Exploration (EngineOptions::explore, off by default): a share of the proposals after the
-//    initial design goes to the untried candidate farthest from every tried one, to a random
-//    one, to the best EI near the incumbent (local), to Thompson sampling, or to a portfolio
-//    (hedge); bench/README.md has what they did on held-out generated problems.
+// 8. Exploration (EngineOptions::explore; by default chosen by the objective and the space,
+//    design.hpp automatic_explore()): a share of the proposals after the initial design goes to
+//    the untried candidate farthest from every tried one, to a random one, to the best EI near
+//    the incumbent (local: among the untried candidates nearest it, a twentieth of them and at
+//    least 5), to Thompson sampling, or to a portfolio (hedge); bench/README.md has what they did
+//    on held-out generated problems.
 //    Thompson sampling (Thompson 1933; for GPs e.g. Kandasamy et al., AISTATS 2018) proposes
 //    the lowest value of one seeded joint draw from the posterior of the log score over the
 //    untried candidates, among those whose joint draw of the feasibility model's c(x) is > 0.
