@@ -165,8 +165,7 @@ Explore automatic_explore(double gamma, bool warm, bool linear, bool categorical
   if (!warm && !categorical)
     return gamma >= kThompsonGammaLow && gamma < kLocalGammaLow ? Explore::thompson : Explore::local;
   const bool ts = warm ? linear && gamma >= kLinearLowGammaBelow
-                       : (gamma >= kThompsonGammaLow && gamma <= kThompsonGammaHigh &&
-                          gamma < kCategoricalPowerGammaLow) ||
+                       : (gamma >= kThompsonGammaLow && gamma < kCategoricalPowerGammaLow) ||
                              gamma > kThompsonCategoricalGammaLow;
   return ts ? Explore::thompson : Explore::none;
 }

@@ -364,14 +364,12 @@ ClassModelText class_model_text(const ClassRecord &c, const ClassExtra &cx) {
   v.model = std::string(kernel_name(cx.kernel)) + " kernel" + (cx.input_warping ? ", input warping" : "") +
             (linear ? ", linear term" : ", no linear term") + (cx.linear_trend == Trend::automatic ? why : "") +
             time_model_text(cx, c.settings.gamma) + time_text;
-  // Local search on a share of the proposals (the automatic choice over numeric features outside
-  // Thompson sampling's band: design.hpp, kLocalShare).
-  double share = 0;
-  if (cx.explore == Explore::automatic) eo.effective_explore(&share);
+  // Automatic local search is on a share of the proposals (the cold choice over numeric features
+  // outside Thompson sampling's band: design.hpp, kLocalShare).
   v.proposals = (e == Explore::none       ? std::string("expected improvement")
                  : e == Explore::thompson ? std::string("Thompson sampling")
-                 : e == Explore::local && cx.explore == Explore::automatic && !warm
-                     ? "expected improvement, local search near the best on " + num(share) + " of the proposals"
+                 : e == Explore::local && cx.explore == Explore::automatic
+                     ? "expected improvement, local search near the best on " + num(kLocalShare) + " of the proposals"
                      : std::string(explore_name(e))) +
                 (cx.explore == Explore::automatic ? why : "") +
                 (power != 1 ? ", each" + weighted(power) : "") +

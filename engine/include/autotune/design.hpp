@@ -43,17 +43,19 @@ struct WarmStart;  // history.hpp
 //             al. 2002) re-derived from the trials so far (optimizer.hpp, step 8);
 //  automatic  by the objective (EngineOptions::gamma): without a warm start, thompson on every
 //             proposal when kThompsonGammaLow <= gamma < kLocalGammaLow over numeric features,
-//             and in a space with a categorical feature when kThompsonGammaLow <= gamma <=
-//             kThompsonGammaHigh and below kCategoricalPowerGammaLow, or when gamma >
-//             kThompsonCategoricalGammaLow; local on a share kLocalShare of the proposals
+//             and in a space with a categorical feature when kThompsonGammaLow <= gamma <
+//             kCategoricalPowerGammaLow, or when gamma > kThompsonCategoricalGammaLow; local on
+//             a share kLocalShare of the proposals
 //             elsewhere over numeric features; with a warm start, thompson when the model has
 //             the linear term (effective_linear_trend()) and gamma >= kLinearLowGammaBelow;
 //             else none (bench/README.md, "An exploration chosen by the objective" and the
 //             sections after it).
 enum class Explore { none, spacefill, random, local, thompson, hedge, automatic };
-// The objectives for which Explore::automatic is Thompson sampling: chosen by bench/engine-cv on
-// generated problems at gamma 0, 0.25, 0.5, 0.75 and 1, where scout-dev.csv did not contradict.
-constexpr double kThompsonGammaLow = 0.25, kThompsonGammaHigh = 0.5;
+// The lowest objective for which Explore::automatic is Thompson sampling without a warm start:
+// chosen by bench/engine-cv on generated problems at gamma 0, 0.25, 0.5, 0.75 and 1, where
+// scout-dev.csv did not contradict.  Its upper end: kLocalGammaLow over numeric features,
+// kCategoricalPowerGammaLow in a space with a categorical feature (below).
+constexpr double kThompsonGammaLow = 0.25;
 // Without a warm start over numeric features (every Slurm class's space), Thompson sampling only
 // below kLocalGammaLow; outside [kThompsonGammaLow, kLocalGammaLow) EI, with a share kLocalShare
 // of the proposals after the design local search (Explore::local, a trust region around the
