@@ -366,6 +366,40 @@ void EngineOptions::validate() const {
   stop.validate();
 }
 
+double FailureEdge::factor(double x) const {
+  if (column < 0) return 1.0;
+  const double v = sign * x;
+  const double low = 1.0 / (failures + 2.0);
+  if (v <= failed) return low;
+  if (v >= ran) return 1.0;
+  return low + (1.0 - low) * (v - failed) / (ran - failed);
+}
+
+FailureEdge failure_edge(const Eigen::MatrixXd &encoded, const std::vector<int> &numeric_columns,
+                         const std::vector<Observation> &done) {
+  FailureEdge best;
+  for (int j : numeric_columns) {
+    for (const double sign : {1.0, -1.0}) {
+      double ran = std::numeric_limits<double>::infinity();
+      for (const auto &ob : done)
+        if (!ob.failed) ran = std::min(ran, sign * encoded(static_cast<Eigen::Index>(ob.index), j));
+      if (!std::isfinite(ran)) return {};  // no success: nothing to lie beyond
+      int m = 0;
+      double failed = -std::numeric_limits<double>::infinity();
+      for (const auto &ob : done) {
+        if (!ob.failed) continue;
+        const double x = sign * encoded(static_cast<Eigen::Index>(ob.index), j);
+        if (x < ran) {
+          ++m;
+          failed = std::max(failed, x);
+        }
+      }
+      if (m >= kFailureEdgeMinFailures && m > best.failures) best = {j, sign, failed, ran, m};
+    }
+  }
+  return best;
+}
+
 std::size_t ranking_loss(const Eigen::VectorXd &s, const Eigen::VectorXd &y) {
   std::size_t loss = 0;
   const Eigen::Index n = y.size();

@@ -355,6 +355,16 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       }
     }
   }
+  // The failures' edge (EngineOptions::failure_edge, design.hpp), in a space of numeric
+  // features: P(runs) is multiplied by its factor.
+  const FailureEdge edge =
+      o.failure_edge && !cs.has_categorical() &&
+              failures >= static_cast<std::size_t>(kFailureEdgeMinFailures)
+          ? failure_edge(Xall, cs.numeric_columns(), done)
+          : FailureEdge{};
+  auto edge_factor = [&](std::size_t i) {
+    return edge.factor(Xall(static_cast<Eigen::Index>(i), edge.column));
+  };
   // At gamma 1 the time model's proposals weigh it more (design.hpp, kTimeModelFeasibilityPower).
   const double feasibility_power =
       o.effective_feasibility_power(p.time_modelled, cs.has_categorical());
@@ -371,6 +381,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
         if (feasibility_power != 1) pf = std::pow(pf, feasibility_power);
       }
       if (history_runs) pf *= (*history_runs)[static_cast<Eigen::Index>(i)];
+      if (edge) pf *= edge_factor(i);
       feasible[i] = pf;
     }
     return feasible[i];
@@ -577,6 +588,11 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     if (history_runs)
       for (Eigen::Index r = 0; r < m; ++r)
         if (rng.uniform() >= (*history_runs)[idx[static_cast<std::size_t>(r)]])
+          cdraw[r] = -std::abs(cdraw[r]) - 1e-9;
+    // The failures' edge (edge): likewise.
+    if (edge)
+      for (Eigen::Index r = 0; r < m; ++r)
+        if (rng.uniform() >= edge_factor(idx[static_cast<std::size_t>(r)]))
           cdraw[r] = -std::abs(cdraw[r]) - 1e-9;
     Eigen::Index best = -1, least_bad = 0;
     for (Eigen::Index r = 0; r < m; ++r) {

@@ -369,6 +369,12 @@ struct EngineOptions {
   // Whether the cold initial design is drawn among the cheapest: `rate` given and
   // effective_cheap_design() < 1.
   bool design_among_cheapest(bool categorical) const;
+  // The failures' edge (FailureEdge below): in a space of numeric features, a candidate's
+  // probability of running, which weights every proposal (and decides Thompson sampling's draw),
+  // is multiplied by the edge's factor.  false: off.  (Where a feature is categorical, the
+  // parameter-server shapes, it lost to random search on one choosing problem more and is not
+  // used.)
+  bool failure_edge = true;  // chosen by bench/engine-cv (bench/README.md)
   // The L-BFGS iterations of the failure model's fit, from 1 to 50; unset:
   // kFeasibilityIterationsCheap where the initial design is among the cheapest
   // (design_among_cheapest()), else kFeasibilityIterations.
@@ -519,6 +525,30 @@ struct DesignStep {
   // slots to it).
   bool history_confirmed = false;
 };
+
+// Where trials fail for too little (or too much) of one thing -- a data set that does not fit in
+// the total memory, a learning rate at which training diverges -- the failed trials lie beyond
+// every successful one along that feature, and so does every untried candidate with less of it.
+// The failure model (a GP classifier over every feature, optimizer.cc) learns such a threshold
+// slowly from a dozen trials.  The failures' edge: along each numeric encoded column of
+// `encoded` (`numeric_columns`) and in each direction, the failed trials of `done` below the
+// lowest value of a successful trial (or above the highest); of the columns and directions with
+// at least kFailureEdgeMinFailures of them, the one with the most (the first of equals).  A
+// candidate's factor is 1 / (m + 2), m those failures, at or beyond the innermost of them,
+// rising linearly to 1 at the nearest success, and 1 on the successes' side.  Trials that fail
+// now and then anywhere (time-outs) do not count: they are not beyond every success.
+constexpr int kFailureEdgeMinFailures = 3;  // chosen by bench/engine-cv (bench/README.md)
+struct FailureEdge {
+  int column = -1;             // the encoded column; -1: no edge
+  double sign = 1;             // +1: the failures lie below the successes; -1: above
+  double failed = 0, ran = 0;  // sign x the innermost such failure's value, the nearest success's
+  int failures = 0;            // m
+  explicit operator bool() const { return column >= 0; }
+  // The factor of a candidate whose encoded value in `column` is x.
+  double factor(double x) const;
+};
+FailureEdge failure_edge(const Eigen::MatrixXd &encoded, const std::vector<int> &numeric_columns,
+                         const std::vector<Observation> &done);
 
 // The pairs of `y` of distinct value that `s` orders otherwise (RGPE's ranking loss, history.hpp;
 // two failures tie and do not count).

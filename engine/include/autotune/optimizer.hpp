@@ -50,7 +50,9 @@
 //    by default 4 from gamma 0.75 to below 1, raises the probability to that power first: a
 //    likely failure is taken only for a proportionally larger gain; the failure model's fit
 //    starts from the hyperparameters of the model that proposes, the time model's own linear
-//    term included).  Failures::impute instead enters a
+//    term included; where three or more failed trials lie beyond every successful one along a
+//    numeric feature, the probability is also multiplied by the failures' edge, design.hpp's
+//    FailureEdge).  Failures::impute instead enters a
 //    failure in the score model with the worst score seen (Forrester, Sobester & Keane,
 //    "Optimization with missing data", 2006).
 // 4. Acquisition.  Expected improvement (acquisition.hpp) on the log score with margin `xi`
