@@ -98,6 +98,12 @@ const char kHelp[] =
     "                         L-BFGS iterations of the failure model's fit, from 1 to 50\n"
     "                         (default auto: 15 where the initial design is among the\n"
     "                         cheapest (--cheap-design), else 5)\n"
+    "  --failure-edge yes|no  when every feature is numeric and three or more failed\n"
+    "                         trials lie beyond every successful one along a feature (too\n"
+    "                         little memory, too high a learning rate), the candidates out\n"
+    "                         there are taken to fail likewise: the probability that they\n"
+    "                         run is divided by the number of those failures plus 2 (default\n"
+    "                         yes)\n"
     "  --bowl-mean SD         without a history, over numeric features only: the prior mean\n"
     "                         rises (or falls) from the centre of the space to its corners by\n"
     "                         an amount fitted to the trials, whose prior standard deviation is\n"
@@ -306,7 +312,7 @@ Settings parse_settings(int argc, char **argv) {
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after", "history-doubt",
                    "history-feasibility", "history-own-floor", "history-coherence",
                    "history-top-must-run", "history-time-model", "feasibility-power", "time-linear-trend", "bowl-mean", "time-model", "cheap-design",
-                   "feasibility-iterations"},
+                   "feasibility-iterations", "failure-edge"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -414,6 +420,8 @@ Settings parse_settings(int argc, char **argv) {
     s.engine.history_feasibility = parse_double("--history-feasibility", *v, 0, 10);
   if (auto v = args.value("history-coherence"))
     s.engine.history_coherence = parse_double("--history-coherence", *v, -1, 1);
+  if (auto v = args.value("failure-edge"))
+    s.engine.failure_edge = parse_bool("--failure-edge", *v);
   if (auto v = args.value("history-top-must-run"))
     s.engine.history_top_must_run = parse_bool("--history-top-must-run", *v);
   if (auto v = args.value("feasibility-power"); v && *v != "auto") {

@@ -74,6 +74,8 @@ expect_fail "unknown strategy" "^autotune replay: --strategy: unknown strategy '
   $r --table "$good" --strategy bo,anneal
 expect_fail "bad linear trend" "^autotune replay: --linear-trend: 'maybe' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
   $r --table "$good" --linear-trend maybe
+expect_fail "bad failures' edge" "^autotune replay: --failure-edge: 'sometimes' is not a boolean; allowed: yes, no, true, false, 1, 0, on, off$" \
+  $r --table "$good" --failure-edge sometimes
 expect_fail "bad history top rule" "^autotune replay: --history-top-must-run: 'maybe' is not a boolean; allowed: yes, no, true, false, 1, 0, on, off$" \
   $r --table "$good" --history-others --history-top-must-run maybe
 for k in 0.5 65 x; do
@@ -242,6 +244,9 @@ default_is "at --gamma 0.6 over a numeric feature" "--gamma 0.6 --features nodes
   "--feasibility-power 1" "--feasibility-power 4"
 default_is "at --gamma 0.6 with a categorical feature and a history" "--gamma 0.6 --history-others" \
   "--feasibility-power 1" "--feasibility-power 4"
+# The failures' edge is on by default, and changes the search where small allocations fail.
+default_is "at --gamma 1 over a numeric feature, the failures' edge" "--gamma 1 --features nodes" \
+  "--failure-edge yes" "--failure-edge no"
 # Where the design is among the cheapest rates the failure model's fit runs 15 iterations, else 5.
 default_is "at --gamma 1 with a categorical feature, the failure model's fit" "--gamma 1" \
   "--feasibility-iterations 15" "--feasibility-iterations 5"
