@@ -386,15 +386,20 @@ FailureEdge failure_edge(const Eigen::MatrixXd &encoded, const std::vector<int> 
       if (!std::isfinite(ran)) return {};  // no success: nothing to lie beyond
       int m = 0;
       double failed = -std::numeric_limits<double>::infinity();
+      std::size_t innermost = 0;
       for (const auto &ob : done) {
         if (!ob.failed) continue;
         const double x = sign * encoded(static_cast<Eigen::Index>(ob.index), j);
         if (x < ran) {
           ++m;
-          failed = std::max(failed, x);
+          if (x > failed) {
+            failed = x;
+            innermost = ob.index;
+          }
         }
       }
-      if (m >= kFailureEdgeMinFailures && m > best.failures) best = {j, sign, failed, ran, m};
+      if (m >= kFailureEdgeMinFailures && m > best.failures)
+        best = {j, sign, failed, ran, m, innermost};
     }
   }
   return best;

@@ -362,6 +362,13 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
               failures >= static_cast<std::size_t>(kFailureEdgeMinFailures)
           ? failure_edge(Xall, cs.numeric_columns(), done)
           : FailureEdge{};
+  if (edge) {
+    const int group = cs.groups()[static_cast<std::size_t>(edge.column)];
+    const std::string &name = cs.group_names()[static_cast<std::size_t>(group)];
+    for (const auto &col : cs.columns())
+      if (col.name == name && !col.numbers.empty())
+        p.failure_edge = EdgeUse{name, edge.sign > 0, col.numbers[edge.innermost], edge.failures};
+  }
   auto edge_factor = [&](std::size_t i) {
     return edge.factor(Xall(static_cast<Eigen::Index>(i), edge.column));
   };

@@ -240,6 +240,7 @@ TEST(FailureEdge, FailuresBeyondEverySuccessAlongOneFeature) {
   EXPECT_EQ(e.column, 0);
   EXPECT_EQ(e.sign, 1.0);
   EXPECT_EQ(e.failures, 3);  // the time-out at x 7 is not beyond every success
+  EXPECT_EQ(e.innermost, at(3, 9));
   auto factor = [&](int x) { return e.factor(X(static_cast<Eigen::Index>(at(x, 1)), 0)); };
   EXPECT_DOUBLE_EQ(factor(1), 0.2);  // 1 / (3 + 2) at and beyond the innermost failure
   EXPECT_DOUBLE_EQ(factor(3), 0.2);
@@ -262,6 +263,7 @@ TEST(FailureEdge, FailuresBeyondEverySuccessAlongOneFeature) {
   EXPECT_EQ(e.column, 1);
   EXPECT_EQ(e.sign, -1.0);
   EXPECT_EQ(e.failures, 4);
+  EXPECT_EQ(e.innermost, at(5, 8));
   auto y_factor = [&](int y) { return e.factor(X(static_cast<Eigen::Index>(at(1, y)), 1)); };
   EXPECT_DOUBLE_EQ(y_factor(10), 1.0 / 6);
   EXPECT_DOUBLE_EQ(y_factor(8), 1.0 / 6);
@@ -293,6 +295,13 @@ TEST(Propose, TheFailuresEdgeKeepsProposalsOffWhereTheFailuresLie) {
       const Proposal p = propose(g.cs, done, {}, 1, o);
       ASSERT_EQ(p.indices.size(), 1u);
       beyond[edge] += g.x[p.indices[0]] <= 3;
+      // The proposal says which edge it used: x at most 3, three failures there.
+      if (edge) {
+        ASSERT_TRUE(p.failure_edge);
+        EXPECT_EQ(*p.failure_edge, (EdgeUse{"x", true, 3.0, 3}));
+      } else {
+        EXPECT_FALSE(p.failure_edge);
+      }
     }
   // With the edge, no proposal lies where the three failures are; without it, the failure
   // model (a GP over both features) leaves x 3 at large y open to expected improvement.

@@ -457,6 +457,17 @@ struct EngineOptions {
 // (the job's --autotune-budget, or conf.default_budget).
 EngineOptions engine_options(const EngineConf &conf, std::size_t budget);
 
+// What a proposal reports of the failures' edge (Proposal::failure_edge).
+struct EdgeUse {
+  std::string feature;
+  bool below = true;
+  double value = 0;
+  int failures = 0;
+  bool operator==(const EdgeUse &o) const {
+    return feature == o.feature && below == o.below && value == o.value && failures == o.failures;
+  }
+  bool operator!=(const EdgeUse &o) const { return !(*this == o); }
+};
 
 // A model prediction for one candidate, in score units: the mean and standard deviation of the
 // log-normal predictive distribution (the GP models the log score).
@@ -498,6 +509,10 @@ struct Proposal {
   std::size_t explored = 0;
   // Whether the model steps modelled the run time (EngineOptions::time_model) rather than the score.
   bool time_modelled = false;
+  // The failures' edge the model step used (EngineOptions::failure_edge, FailureEdge): its
+  // feature, whether the failures lie below the successes' values of it (or above), the
+  // innermost failure's value, and how many failures lie there.  Unset: none.
+  std::optional<EdgeUse> failure_edge;
 };
 
 // The initial design order: `count` candidates (count <= candidates.size()), the first
@@ -543,6 +558,7 @@ struct FailureEdge {
   double sign = 1;             // +1: the failures lie below the successes; -1: above
   double failed = 0, ran = 0;  // sign x the innermost such failure's value, the nearest success's
   int failures = 0;            // m
+  std::size_t innermost = 0;   // the candidate of the innermost such failure
   explicit operator bool() const { return column >= 0; }
   // The factor of a candidate whose encoded value in `column` is x.
   double factor(double x) const;
