@@ -499,6 +499,11 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
     x.time_modelled = prop.time_modelled;
     d.extra = format_class_extra(x);
   }
+  // Likewise the failures' edge it used (autotune show).
+  if (prop.modelled && prop.failure_edge != x.failure_edge) {
+    x.failure_edge = prop.failure_edge;
+    d.extra = format_class_extra(x);
+  }
 
   double epoch_best_mean = 0;
   const TrialRecord *epoch_best = best_of(epoch_start, &epoch_best_mean);

@@ -405,6 +405,14 @@ std::vector<std::string> warm_start_lines(const ClassExtra &cx) {
   return out;
 }
 
+std::string failure_edge_line(const ClassExtra &cx) {
+  if (!cx.failure_edge) return "";
+  const EdgeUse &e = *cx.failure_edge;
+  return "failures: configurations with " + e.feature + (e.below ? " at most " : " at least ") +
+         num(e.value, 10) + " are proposed less: " + std::to_string(e.failures) + " failed trials lie there, " +
+         (e.below ? "below" : "above") + " every successful one";
+}
+
 std::string timestamp(double t) {
   const time_t s = static_cast<time_t>(t);
   struct tm tm;

@@ -113,6 +113,9 @@ std::string history_owner(const HistoryUse &h);
 // configuration they rank best among the class's trials failed; the trust in their failures; or
 // the classes set aside with their coherence.
 std::vector<std::string> warm_start_lines(const ClassExtra &cx);
+// autotune show's "failures:" line (empty when the class's last model step used no failures'
+// edge): the feature and value beyond which configurations are proposed less, and why.
+std::string failure_edge_line(const ClassExtra &cx);
 // autotune show's "model:" and "proposals:" texts: the model the class was created with, and what
 // its automatic choices are at its gamma (design.hpp; with a warm start when earlier classes
 // informed its last proposal).

@@ -87,6 +87,13 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     j["proposals"] = m.proposals;
     j["time_model"] = time_model_name(cx.time_model);
     j["time_modelled"] = cx.time_modelled;
+    if (cx.failure_edge)
+      j["failure_edge"] = {{"feature", cx.failure_edge->feature},
+                           {"below", cx.failure_edge->below},
+                           {"value", cx.failure_edge->value},
+                           {"failures", cx.failure_edge->failures}};
+    else
+      j["failure_edge"] = nullptr;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -121,6 +128,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     const ClassModelText m = class_model_text(c, cx);
     std::printf("model: %s; proposals: %s\n", m.model.c_str(), m.proposals.c_str());
   }
+  if (const std::string line = failure_edge_line(cx); !line.empty()) std::printf("%s\n", line.c_str());
   std::printf("trials: %d of %d used\n", v.used, c.settings.budget);
   if (cx.history_shared)
     std::printf("history: offered to every user's classes of the same space and node types (autotune admin history)\n");

@@ -260,6 +260,27 @@ TEST(ClassExtra, TheModelsKeysRead) {
   }
 }
 
+// The failures' edge of the last model step is written and read back; a damaged one is damage.
+TEST(ClassExtra, TheFailuresEdgeReadsBack) {
+  ClassExtra x = class_extra(with_extra("{}"));
+  EXPECT_FALSE(x.failure_edge);
+  x.failure_edge = EdgeUse{"total-mem", false, 2048.5, 4};
+  const ClassExtra back = class_extra(with_extra(format_class_extra(x)));
+  ASSERT_TRUE(back.failure_edge);
+  EXPECT_EQ(*back.failure_edge, (EdgeUse{"total-mem", false, 2048.5, 4}));
+  for (const char *bad : {R"({"failure_edge":{"feature":1,"below":true,"value":1,"failures":3}})",
+                          R"({"failure_edge":{"feature":"nodes","below":true,"value":1}})",
+                          R"({"failure_edge":"nodes"})"}) {
+    try {
+      class_extra(with_extra(bad));
+      ADD_FAILURE() << "a damaged failure_edge was read: " << bad;
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), Errc::corrupt) << bad;
+      EXPECT_NE(std::string(e.what()).find("its settings are damaged"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // InitialTrials=auto is stored as "auto" and resolved by the class's objective at each step; a
 // count reads as that count; anything else is damage.
 TEST(ClassExtra, TheInitialDesignsSizeReads) {

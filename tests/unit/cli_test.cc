@@ -227,6 +227,20 @@ TEST(WarmStartLines, WhatAutotuneShowSays) {
                                       "predict each other's measurements (coherence -0.8, below 0.1)"}));
 }
 
+// autotune show's "failures:" line, as a user reads it.
+TEST(FailureEdgeLine, WhatAutotuneShowSays) {
+  ClassExtra cx;
+  EXPECT_EQ(failure_edge_line(cx), "");
+  cx.failure_edge = EdgeUse{"total-mem", true, 12288, 3};
+  EXPECT_EQ(failure_edge_line(cx),
+            "failures: configurations with total-mem at most 12288 are proposed less: 3 failed trials lie "
+            "there, below every successful one");
+  cx.failure_edge = EdgeUse{"lr", false, 0.03, 5};
+  EXPECT_EQ(failure_edge_line(cx),
+            "failures: configurations with lr at least 0.03 are proposed less: 5 failed trials lie there, "
+            "above every successful one");
+}
+
 // autotune show's "model:" and "proposals:" texts: between gamma 0.75 and 1 the run times' model
 // has a linear term of its own and a likely failure weighs more, and show says so.
 TEST(ClassModelLines, WhatAutotuneShowSaysOfTheModel) {

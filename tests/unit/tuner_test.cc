@@ -366,6 +366,40 @@ TEST_F(TunerTest, TheLastModelStepsUseOfTheTimeModelIsKept) {
   EXPECT_FALSE(class_extra(c).time_modelled);
 }
 
+// The engine's model step, as if it had used a failures' edge (or none).
+template <bool Edge>
+Proposal edge_step(const CandidateSet &cs, const std::vector<Observation> &done,
+                   const std::vector<std::size_t> &pending, std::size_t k, const EngineOptions &o) {
+  Proposal p = propose(cs, done, pending, k, o);
+  p.modelled = true;
+  p.time_modelled = false;
+  if (Edge) p.failure_edge = EdgeUse{"total-mem", true, 512, 3};
+  else p.failure_edge.reset();
+  return p;
+}
+
+// The failures' edge of the last model step is kept for autotune show; a step without a model
+// leaves it, a model step without an edge clears it.
+TEST_F(TunerTest, TheLastModelStepsFailuresEdgeIsKept) {
+  ClassRecord c = make_class(conf_of(""), 6);
+  add(cfg(1, 1), 100);
+  add(cfg(1, 2), 150);
+  add(cfg(2, 1), 120);
+  Decision d = decide(c, trials_, conf_of(""), edge_step<true>);
+  ASSERT_TRUE(d.extra);
+  c.settings.extra = *d.extra;
+  ASSERT_TRUE(class_extra(c).failure_edge);
+  EXPECT_EQ(*class_extra(c).failure_edge, (EdgeUse{"total-mem", true, 512, 3}));
+  d = decide(c, trials_, conf_of(""), step_as<false, false>);
+  EXPECT_FALSE(d.extra) << *d.extra;
+  d = decide(c, trials_, conf_of(""), edge_step<true>);
+  EXPECT_FALSE(d.extra) << *d.extra;  // the same edge: nothing to store
+  d = decide(c, trials_, conf_of(""), edge_step<false>);
+  ASSERT_TRUE(d.extra);
+  c.settings.extra = *d.extra;
+  EXPECT_FALSE(class_extra(c).failure_edge);
+}
+
 // A pending trial whose job ended before it started (or is gone from slurmctld) is abandoned; one
 // whose job still waits, one that started (it has a job id) and a fresh one are kept.
 TEST(AbandonedTrials, OnlyTrialsWhoseJobWillNeverRun) {

@@ -82,6 +82,9 @@ struct ClassExtra {
   // bases (EngineOptions::history_time_model).
   TimeModel time_model = TimeModel::automatic;
   bool time_modelled = false;
+  // The failures' edge the class's last model step used (Proposal::failure_edge; for autotune
+  // show): where three or more failed trials lie beyond every successful one along a feature.
+  std::optional<EdgeUse> failure_edge;
   ClassStop stop;
   int queue_depth = tuner_defaults().queue_depth;
   double change_margin = tuner_defaults().change_margin;
