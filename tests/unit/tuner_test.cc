@@ -337,19 +337,22 @@ TEST_F(TunerTest, TheCandidatesBillingRatesReachTheEngineAsScoreFactors) {
   EXPECT_FALSE(seen_options.score_factor);
 }
 
-// The engine's proposal, as if its step had (not) been a model step that used the time model.
-template <bool Modelled, bool TimeModelled>
+// The engine's proposal, as if its step had (not) been a model step that used the time model and
+// a failures' edge.
+template <bool Modelled, bool TimeModelled, bool Edge = false>
 Proposal step_as(const CandidateSet &cs, const std::vector<Observation> &done, const std::vector<std::size_t> &pending,
                  std::size_t k, const EngineOptions &o) {
   Proposal p = propose(cs, done, pending, k, o);
   p.modelled = Modelled;
   p.time_modelled = TimeModelled;
+  if (Edge) p.failure_edge = EdgeUse{"total-mem", true, 512, 3};
+  else p.failure_edge.reset();
   return p;
 }
 
-// Whether the last model step used the time model is kept for autotune show; a step without a
-// model (the initial design, a stop) leaves it as it was.
-TEST_F(TunerTest, TheLastModelStepsUseOfTheTimeModelIsKept) {
+// Whether the last model step used the time model, and the failures' edge it used, are kept for
+// autotune show; a step without a model (the initial design, a stop) leaves them as they were.
+TEST_F(TunerTest, TheLastModelStepsUseOfTheTimeModelAndItsFailuresEdgeAreKept) {
   ClassRecord c = make_class(conf_of(""), 6);
   add(cfg(1, 1), 100);
   add(cfg(1, 2), 150);
@@ -364,37 +367,17 @@ TEST_F(TunerTest, TheLastModelStepsUseOfTheTimeModelIsKept) {
   ASSERT_TRUE(d.extra);
   c.settings.extra = *d.extra;
   EXPECT_FALSE(class_extra(c).time_modelled);
-}
-
-// The engine's model step, as if it had used a failures' edge (or none).
-template <bool Edge>
-Proposal edge_step(const CandidateSet &cs, const std::vector<Observation> &done,
-                   const std::vector<std::size_t> &pending, std::size_t k, const EngineOptions &o) {
-  Proposal p = propose(cs, done, pending, k, o);
-  p.modelled = true;
-  p.time_modelled = false;
-  if (Edge) p.failure_edge = EdgeUse{"total-mem", true, 512, 3};
-  else p.failure_edge.reset();
-  return p;
-}
-
-// The failures' edge of the last model step is kept for autotune show; a step without a model
-// leaves it, a model step without an edge clears it.
-TEST_F(TunerTest, TheLastModelStepsFailuresEdgeIsKept) {
-  ClassRecord c = make_class(conf_of(""), 6);
-  add(cfg(1, 1), 100);
-  add(cfg(1, 2), 150);
-  add(cfg(2, 1), 120);
-  Decision d = decide(c, trials_, conf_of(""), edge_step<true>);
+  // The failures' edge: kept, left by a step without a model, cleared by a model step without.
+  d = decide(c, trials_, conf_of(""), step_as<true, false, true>);
   ASSERT_TRUE(d.extra);
   c.settings.extra = *d.extra;
   ASSERT_TRUE(class_extra(c).failure_edge);
   EXPECT_EQ(*class_extra(c).failure_edge, (EdgeUse{"total-mem", true, 512, 3}));
   d = decide(c, trials_, conf_of(""), step_as<false, false>);
   EXPECT_FALSE(d.extra) << *d.extra;
-  d = decide(c, trials_, conf_of(""), edge_step<true>);
+  d = decide(c, trials_, conf_of(""), step_as<true, false, true>);
   EXPECT_FALSE(d.extra) << *d.extra;  // the same edge: nothing to store
-  d = decide(c, trials_, conf_of(""), edge_step<false>);
+  d = decide(c, trials_, conf_of(""), step_as<true, false>);
   ASSERT_TRUE(d.extra);
   c.settings.extra = *d.extra;
   EXPECT_FALSE(class_extra(c).failure_edge);
