@@ -392,6 +392,8 @@ bool reconcile_pending(const Conf &conf, Store &store, const ClassRecord &c, con
     const slurm_job_info_t &j = msg->job_array[i];
     const auto rec = parse_record(j.admin_comment ? j.admin_comment : "");
     if (!rec || rec->cls != c.name || rec->shared != c.shared) continue;
+    // A job submitted before the class existed ran for a forgotten class of the same name.
+    if (static_cast<double>(j.submit_time) < std::floor(c.created)) continue;
     const bool ended = (j.job_state & JOB_STATE_BASE) > JOB_SUSPENDED;
     // Slurm gives a job cancelled while pending a start time too, but never nodes.
     const bool started = j.start_time > 0 && j.nodes && *j.nodes;
@@ -469,6 +471,13 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
     return 0;
   }
   const std::string who = "job " + std::to_string(job_id) + " (class " + c->name + ", uid " + std::to_string(f.uid) + ")";
+  // A job that started before the class existed ran for a forgotten class of the same name: its
+  // trial number is that class's, not this one's.
+  if (f.start > 0 && f.start < std::floor(c->created)) {
+    log_line(who + ": started before the class was created (a forgotten class of the same name); nothing "
+                   "recorded");
+    return 0;
+  }
   const std::string incoming = conf.core.state_dir + "/incoming";
   const double started = f.start > 0 ? f.start : static_cast<double>(time(nullptr));
   const double ended = f.end > 0 ? f.end : static_cast<double>(time(nullptr));
