@@ -131,6 +131,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PartitionLimits, min_nodes, max_
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClassStop, budget, min_improvement, round_trials,
                                                 ei_fraction, min_trials)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HistoryUse, class_id, owner, shared, name, weight)
+// Every key required: a failure_edge without one of them is damage.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EdgeUse, feature, below, value, failures)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClassExtra, space, inventory, billing_weights, seed,
                                                 xi, batch, stop, queue_depth,
                                                 change_margin, drift_threshold, drift_confirm,
@@ -201,15 +203,7 @@ ClassExtra class_extra(const ClassRecord &c) {
     if (j.contains("time_model"))
       x.time_model = parse_time_model("time_model", j.at("time_model").get<std::string>());
     x.time_modelled = j.value("time_modelled", false);
-    if (j.contains("failure_edge")) {
-      const json &e = j.at("failure_edge");
-      EdgeUse u;
-      u.feature = e.at("feature").get<std::string>();
-      u.below = e.at("below").get<bool>();
-      u.value = e.at("value").get<double>();
-      u.failures = e.at("failures").get<int>();
-      x.failure_edge = u;
-    }
+    if (j.contains("failure_edge")) x.failure_edge = j.at("failure_edge").get<EdgeUse>();
     return x;
   } catch (const json::exception &e) {
     throw Error(Errc::corrupt, "class " + c.name + ": its settings are damaged (" + e.what() + ")");
@@ -235,11 +229,7 @@ std::string format_class_extra(const ClassExtra &x) {
   j["explore"] = explore_name(x.explore);
   j["time_model"] = time_model_name(x.time_model);
   if (x.time_modelled) j["time_modelled"] = true;
-  if (x.failure_edge)
-    j["failure_edge"] = {{"feature", x.failure_edge->feature},
-                         {"below", x.failure_edge->below},
-                         {"value", x.failure_edge->value},
-                         {"failures", x.failure_edge->failures}};
+  if (x.failure_edge) j["failure_edge"] = *x.failure_edge;
   return without_nulls(std::move(j)).dump();
 }
 
