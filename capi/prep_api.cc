@@ -259,6 +259,7 @@ extern "C" int at_prep_job_end(const at_job_end *e, char *err, size_t errlen) {
     j.exit_code = e->exit_code;
     j.nodes = e->nodes ? e->nodes : "";
     j.admin_comment = e->admin_comment ? e->admin_comment : "";
+    j.submit = static_cast<double>(e->submit);
     bool queued;
     {
       std::lock_guard<std::mutex> lock(st.mu);

@@ -69,7 +69,8 @@ std::string format_job_end(const JobEnd &e) {
     << "end " << static_cast<long long>(std::max(0.0, e.end)) << '\n'
     << "exit " << e.exit_code << '\n'
     << "nodes " << clean(e.nodes) << '\n'
-    << "comment " << clean(e.admin_comment) << '\n';
+    << "comment " << clean(e.admin_comment) << '\n'
+    << "submit " << static_cast<long long>(std::max(0.0, e.submit)) << '\n';
   return o.str();
 }
 
@@ -77,16 +78,20 @@ JobEnd parse_job_end(const std::string &text, const std::string &where) {
   if (text.size() > 4 * kJournalFieldMax) throw_invalid(where + ": " + std::to_string(text.size()) + " bytes, more than a job end holds");
   std::istringstream in(text);
   std::string line;
-  if (!std::getline(in, line) || line != std::string(kMagic) + " " + std::to_string(kJournalVersion))
-    throw_invalid(where + ": the first line is not '" + std::string(kMagic) + " " + std::to_string(kJournalVersion) + "'");
+  const std::string first = std::string(kMagic) + " ";
+  if (!std::getline(in, line) || (line != first + "1" && line != first + std::to_string(kJournalVersion)))
+    throw_invalid(where + ": the first line is not '" + first + std::to_string(kJournalVersion) + "' (or '" + first +
+                  "1')");
+  const bool v1 = line == first + "1";
   JobEnd e;
-  bool seen[9] = {};
-  static const char *const keys[] = {"job", "uid", "state", "requeued", "start", "end", "exit", "nodes", "comment"};
+  bool seen[10] = {};
+  static const char *const keys[] = {"job", "uid", "state", "requeued", "start", "end", "exit", "nodes", "comment", "submit"};
   while (std::getline(in, line)) {
     const std::size_t sp = line.find(' ');
     const std::string key = line.substr(0, sp), v = sp == std::string::npos ? "" : line.substr(sp + 1);
     const auto it = std::find_if(std::begin(keys), std::end(keys), [&](const char *k) { return key == k; });
-    if (it == std::end(keys)) throw_invalid(where + ": unknown key '" + key.substr(0, 32) + "'");
+    if (it == std::end(keys) || (v1 && std::string(*it) == "submit"))
+      throw_invalid(where + ": unknown key '" + key.substr(0, 32) + "'");
     const std::size_t i = static_cast<std::size_t>(it - std::begin(keys));
     if (seen[i]) throw_invalid(where + ": " + key + " given twice");
     seen[i] = true;
@@ -107,10 +112,12 @@ JobEnd parse_job_end(const std::string &text, const std::string &where) {
       case 6: e.exit_code = parse_u32(where, key, v); break;
       case 7: e.nodes = clean(v); break;
       case 8: e.admin_comment = clean(v); break;
+      case 9: e.submit = parse_time(where, key, v); break;
     }
   }
   for (std::size_t i = 0; i < 7; ++i)
     if (!seen[i]) throw_invalid(where + ": no '" + std::string(keys[i]) + "' line");
+  if (!v1 && !seen[9]) throw_invalid(where + ": no 'submit' line");
   if (e.job_id == 0) throw_invalid(where + ": job: 0 is not a job id");
   return e;
 }

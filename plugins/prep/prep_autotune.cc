@@ -85,6 +85,7 @@ extern "C" int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async) {
   e.exit_code = job_ptr->exit_code;
   e.nodes = job_ptr->nodes;
   e.admin_comment = job_ptr->admin_comment;
+  e.submit = job_ptr->details ? static_cast<long long>(job_ptr->details->submit_time) : 0;
   char err[512];
   if (at_prep_job_end(&e, err, sizeof err) != AT_OK) error("%s: %s", plugin_type, err);
   return SLURM_SUCCESS;

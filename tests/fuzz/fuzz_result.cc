@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const JobEnd e = parse_job_end(std::string(text), "spool/x.end");
     const JobEnd back = parse_job_end(format_job_end(e), "spool/x.end");
     if (back.job_id != e.job_id || back.uid != e.uid || back.state != e.state || back.nodes != e.nodes ||
-        back.admin_comment != e.admin_comment)
+        back.admin_comment != e.admin_comment || back.submit != e.submit || back.start != e.start)
       __builtin_trap();
   });
   return 0;

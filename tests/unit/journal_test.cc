@@ -32,6 +32,7 @@ JobEnd sample() {
   e.exit_code = 0;
   e.nodes = "n[1-2]";
   e.admin_comment = "autotune: class=c1 trial=3 config=nodes=2";
+  e.submit = 1699999990;
   return e;
 }
 
@@ -58,6 +59,19 @@ TEST(Journal, RoundTrip) {
   EXPECT_EQ(back.end, 1700000123);
   EXPECT_EQ(back.nodes, "n[1-2]");
   EXPECT_EQ(back.admin_comment, e.admin_comment);
+  EXPECT_EQ(back.submit, 1699999990);
+}
+
+// A slurmctld of the earlier version may have left files without the job's submit time.
+TEST(Journal, ReadsVersionOneFilesWithoutASubmitTime) {
+  std::string t = format_job_end(sample());
+  t.replace(0, t.find('\n'), "autotune-job-end 1");
+  t.erase(t.find("submit "));
+  const JobEnd back = parse_job_end(t, "x");
+  EXPECT_EQ(back.job_id, 42u);
+  EXPECT_EQ(back.start, 1700000000);
+  EXPECT_EQ(back.submit, 0);  // not known
+  EXPECT_NE(error_of(t + "submit 1699999990\n").find("unknown key 'submit'"), std::string::npos);
 }
 
 TEST(Journal, ControlCharactersCannotAddLines) {
@@ -70,8 +84,9 @@ TEST(Journal, ControlCharactersCannotAddLines) {
 
 TEST(Journal, RefusesBadFilesNamingTheField) {
   const std::string good = format_job_end(sample());
-  EXPECT_NE(error_of("").find("the first line is not 'autotune-job-end 1'"), std::string::npos);
-  EXPECT_NE(error_of("autotune-job-end 2\n").find("first line"), std::string::npos);
+  EXPECT_NE(error_of("").find("the first line is not 'autotune-job-end 2' (or 'autotune-job-end 1')"),
+            std::string::npos);
+  EXPECT_NE(error_of("autotune-job-end 3\n").find("first line"), std::string::npos);
   std::string t = good;
   t.replace(t.find("job 42"), 6, "job 4x");
   EXPECT_NE(error_of(t).find("spool/x.end: job: '4x' is not a number"), std::string::npos);
@@ -86,6 +101,12 @@ TEST(Journal, RefusesBadFilesNamingTheField) {
   t = good;
   t.erase(t.find("end 1700000123\n"), 15);
   EXPECT_NE(error_of(t).find("no 'end' line"), std::string::npos);
+  t = good;
+  t.erase(t.find("submit "));
+  EXPECT_NE(error_of(t).find("no 'submit' line"), std::string::npos);
+  t = good;
+  t.replace(t.find("submit 1699999990"), 17, "submit -5");
+  EXPECT_NE(error_of(t).find("submit: '-5' is not a Unix time in seconds"), std::string::npos);
   t = good;
   t.replace(t.find("job 42"), 6, "job 0");
   EXPECT_NE(error_of(t).find("job: 0 is not a job id"), std::string::npos);

@@ -188,6 +188,7 @@ typedef struct {
   unsigned int exit_code;
   const char *nodes;         /* the job's NodeList, may be NULL */
   const char *admin_comment; /* the record job_submit/autotune wrote */
+  long long submit;          /* Unix seconds the job was submitted; 0: not known */
 } at_job_end;
 
 /*

@@ -5,7 +5,8 @@
 // "<20-digit nanoseconds>-<job id>.end" so that the names sort in the order the ends happened.
 // A file is written under a temporary name and renamed, so a reader never sees half of one; the
 // plugin's background thread makes the files durable (fsync) before it starts ingest.  The text
-// is "key value" lines; the first is "autotune-job-end 1" (the format's version).
+// is "key value" lines; the first is "autotune-job-end 2" (the format's version).  Version 1, which
+// had no "submit" line, is still read: files a slurmctld of the earlier version left in the spool.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +25,10 @@ struct JobEnd {
   std::uint32_t exit_code = 0;
   std::string nodes;         // Slurm's NodeList of the job
   std::string admin_comment; // the record job_submit/autotune wrote
+  double submit = 0;         // Unix seconds the job was submitted; 0: not known (version 1)
 };
 
-constexpr int kJournalVersion = 1;
+constexpr int kJournalVersion = 2;
 // Longest field the journal keeps (a longer NodeList or AdminComment is cut to this).
 constexpr std::size_t kJournalFieldMax = 4096;
 
