@@ -108,6 +108,7 @@ JobFacts load_job(std::uint32_t id) {
   f.nodes = j.nodes ? j.nodes : "";
   f.start = static_cast<double>(j.start_time);
   f.end = static_cast<double>(j.end_time);
+  f.submit = static_cast<double>(j.submit_time);
   f.exit_code = j.exit_code;
   f.requeued = (j.job_state & JOB_STATE_BASE) == JOB_PENDING || (j.job_state & (JOB_REQUEUE | JOB_REQUEUE_HOLD));
   f.ended = (j.job_state & JOB_STATE_BASE) > JOB_SUSPENDED;
@@ -471,10 +472,11 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
     return 0;
   }
   const std::string who = "job " + std::to_string(job_id) + " (class " + c->name + ", uid " + std::to_string(f.uid) + ")";
-  // A job that started before the class existed ran for a forgotten class of the same name: its
-  // trial number is that class's, not this one's.
-  if (f.start > 0 && f.start < std::floor(c->created)) {
-    log_line(who + ": started before the class was created (a forgotten class of the same name); nothing "
+  // A job submitted before the class existed was a forgotten class's of the same name: its trial
+  // number is that class's, not this one's.  A job end of the spool's version 1 has no submit
+  // time; a job that started before the class existed is one too.
+  if ((f.submit > 0 && f.submit < std::floor(c->created)) || (f.start > 0 && f.start < std::floor(c->created))) {
+    log_line(who + ": submitted before the class was created (a forgotten class of the same name); nothing "
                    "recorded");
     return 0;
   }
