@@ -64,6 +64,13 @@ JobFacts facts_of(const JobEnd &e) {
   return f;
 }
 
+// A job submitted at `submitted` (Unix seconds; 0: not known) before the class existed was a
+// forgotten class's of the same name: its trial number is that class's, not this one's.  The
+// class is created at submission, so one of its own jobs is never older, to the second.
+bool of_a_forgotten_class(const ClassRecord &c, double submitted) {
+  return submitted > 0 && submitted < std::floor(c.created);
+}
+
 // The store could not take a record now: the job's end waits in the spool for the next try.
 bool store_outage(const Error &e) {
   return e.code() == Errc::busy || e.code() == Errc::io || e.code() == Errc::no_space || e.code() == Errc::corrupt;
@@ -393,8 +400,7 @@ bool reconcile_pending(const Conf &conf, Store &store, const ClassRecord &c, con
     const slurm_job_info_t &j = msg->job_array[i];
     const auto rec = parse_record(j.admin_comment ? j.admin_comment : "");
     if (!rec || rec->cls != c.name || rec->shared != c.shared) continue;
-    // A job submitted before the class existed ran for a forgotten class of the same name.
-    if (static_cast<double>(j.submit_time) < std::floor(c.created)) continue;
+    if (of_a_forgotten_class(c, static_cast<double>(j.submit_time))) continue;
     const bool ended = (j.job_state & JOB_STATE_BASE) > JOB_SUSPENDED;
     // Slurm gives a job cancelled while pending a start time too, but never nodes.
     const bool started = j.start_time > 0 && j.nodes && *j.nodes;
@@ -472,10 +478,8 @@ int ingest_end(const Conf &conf, const JobFacts &f, bool reconcile) {
     return 0;
   }
   const std::string who = "job " + std::to_string(job_id) + " (class " + c->name + ", uid " + std::to_string(f.uid) + ")";
-  // A job submitted before the class existed was a forgotten class's of the same name: its trial
-  // number is that class's, not this one's.  A job end of the spool's version 1 has no submit
-  // time; a job that started before the class existed is one too.
-  if ((f.submit > 0 && f.submit < std::floor(c->created)) || (f.start > 0 && f.start < std::floor(c->created))) {
+  // A job end of the spool's version 1 has no submit time: its start, later, stands for it.
+  if (of_a_forgotten_class(*c, f.submit > 0 ? f.submit : f.start)) {
     log_line(who + ": submitted before the class was created (a forgotten class of the same name); nothing "
                    "recorded");
     return 0;
