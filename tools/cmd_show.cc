@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "commands.hpp"
 #include "explain.hpp"
 #include "views.hpp"
+#include "workflow_plan.hpp"
 
 namespace autotune::cli {
 
@@ -39,6 +41,41 @@ std::string measurement_cells(const TrialRecord &t, std::vector<std::string> &ro
   return {};
 }
 
+// A class "W.F" that is function F of the owner's workflow W (autotune workflow define): its
+// configurations come from the workflow's runs, which are scored as a whole, so the class has no
+// score, state or winner of its own; `autotune show` says the workflow's instead.
+struct FunctionOf {
+  WorkflowRecord workflow;
+  std::string function;
+  std::optional<WorkflowFunctionRun> best;  // this function in the workflow's best run
+};
+
+std::optional<FunctionOf> function_of(Store &store, const ClassRecord &c) {
+  if (c.shared) return std::nullopt;
+  for (std::size_t dot = c.name.find('.'); dot != std::string::npos; dot = c.name.find('.', dot + 1)) {
+    auto wf = store.find_workflow(c.owner, c.name.substr(0, dot));
+    const std::string fn = c.name.substr(dot + 1);
+    if (!wf || !wf->function(fn)) continue;
+    FunctionOf f{*wf, fn, std::nullopt};
+    if (wf->best_run)
+      for (const auto &r : store.workflow_runs(wf->id))
+        if (r.seq == *wf->best_run)
+          for (const auto &fr : store.workflow_functions(r.id))
+            if (fr.function == fn) f.best = fr;
+    return f;
+  }
+  return std::nullopt;
+}
+
+std::string function_winner_text(const FunctionOf &f) {
+  const std::string why = "a function's trials have no score of their own: the workflow's runs are scored as a whole";
+  if (!f.workflow.best_run) return "\nwinner: none yet (the workflow has no successful run yet; " + why + ")\n";
+  std::string out = "\nwinner: the workflow's best run, run " + std::to_string(*f.workflow.best_run);
+  if (f.best && f.best->trial_seq)
+    out += ": trial " + std::to_string(*f.best->trial_seq) + " " + f.best->config;
+  return out + " (" + why + ": autotune workflow show " + f.workflow.name + ")\n";
+}
+
 }  // namespace
 
 int cmd_show(const Caller &caller, int argc, char **argv) {
@@ -55,7 +92,9 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
         "which other classes informed its search (warm start) with their weights, and the model\n"
         "(kernel, input warping, linear term; whether it models run times or scores) and how it\n"
         "proposes.  Lower scores are better: score = (1-gamma)*T/T_ref + gamma*C/C_ref, with the\n"
-        "first successful trial as reference.\n\n"
+        "first successful trial as reference.  For the class W.F of function F of a workflow W,\n"
+        "whose trials have no score of their own (the workflow's runs are scored as a whole): the\n"
+        "workflow's state, and the function's trial in the workflow's best run as the winner.\n\n"
         "  --user USER  another user's class (root and SlurmUser only)\n"
         "  --json       the class, its trials and the explanation as JSON\n");
     return 0;
@@ -63,11 +102,31 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   auto [conf, store, c] = open_named_class(caller, a, false);
   const ClassView v = make_view(store, c);
   const Explanation ex = explain(v, conf);
+  const std::optional<FunctionOf> fn = function_of(store, c);
+  std::optional<WorkflowAssignment> next;  // a function's: what the workflow's next run gives it
+  if (fn)
+    for (const WorkflowAssignment &w : parse_workflow_proposal(fn->workflow.proposal))
+      if (w.function == fn->function) next = w;
 
   const ClassExtra cx = class_extra(c);
   if (a.flag("json")) {
     nlohmann::json j = view_json(v, true);
     j["explanation"] = explanation_json(ex);
+    if (fn) {
+      nlohmann::json w = {{"name", fn->workflow.name},
+                          {"function", fn->function},
+                          {"state", fn->workflow.state},
+                          {"state_reason", fn->workflow.state_reason},
+                          {"best_run", nullptr},
+                          {"best_run_trial", nullptr}};
+      if (fn->workflow.best_run) w["best_run"] = *fn->workflow.best_run;
+      if (fn->best && fn->best->trial_seq) w["best_run_trial"] = *fn->best->trial_seq;
+      w["next"] = next ? nlohmann::json{{"config", next->config}, {"origin", next->origin}, {"why", next->why}}
+                       : nlohmann::json();
+      j["workflow"] = w;
+    } else {
+      j["workflow"] = nullptr;
+    }
     j["history_shared"] = cx.history_shared;
     j["warm_start"] = nlohmann::json::array();
     for (const auto &h : cx.history)
@@ -98,9 +157,18 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     return 0;
   }
 
-  std::printf("class %s of %s: %s", c.name.c_str(), c.shared ? "all users (shared)" : user_name(c.owner).c_str(),
-              to_string(c.state));
-  if (!c.state_reason.empty()) std::printf(" (%s)", c.state_reason.c_str());
+  if (fn) {
+    // The class's own state is that of its creation: the workflow decides.
+    std::printf("class %s of %s: function %s of workflow %s, tuned with it run by run (autotune workflow show %s)\n",
+                c.name.c_str(), user_name(c.owner).c_str(), fn->function.c_str(), fn->workflow.name.c_str(),
+                fn->workflow.name.c_str());
+    std::printf("workflow %s: %s", fn->workflow.name.c_str(), fn->workflow.state.c_str());
+    if (!fn->workflow.state_reason.empty()) std::printf(" (%s)", fn->workflow.state_reason.c_str());
+  } else {
+    std::printf("class %s of %s: %s", c.name.c_str(), c.shared ? "all users (shared)" : user_name(c.owner).c_str(),
+                to_string(c.state));
+    if (!c.state_reason.empty()) std::printf(" (%s)", c.state_reason.c_str());
+  }
   std::printf("\nsettings: gamma=%s budget=%d mode=%s probe-batches=%d space=%s\n", num(c.settings.gamma).c_str(),
               c.settings.budget, to_string(c.settings.mode), c.settings.probe_batches,
               c.settings.space.empty() ? "(site default)" : c.settings.space.c_str());
@@ -124,12 +192,20 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   if (c.t_ref && c.c_ref)
     std::printf("references: T_ref=%s C_ref=%s (the first successful trial)\n", num(*c.t_ref).c_str(),
                 num(*c.c_ref).c_str());
-  {
+  if (fn) {
+    // Parsed again only to name the search: the definition was validated when it was stored.
+    std::printf("model: the workflow's (search %s, for the score of the whole run; autotune-workflow(1))\n",
+                workflow_strategy_name(workflow_of(fn->workflow).search));
+  } else {
     const ClassModelText m = class_model_text(c, cx);
     std::printf("model: %s; proposals: %s\n", m.model.c_str(), m.proposals.c_str());
   }
-  if (const std::string line = failure_edge_line(cx); !line.empty()) std::printf("%s\n", line.c_str());
-  std::printf("trials: %d of %d used\n", v.used, c.settings.budget);
+  if (const std::string line = failure_edge_line(cx); !fn && !line.empty()) std::printf("%s\n", line.c_str());
+  if (fn)
+    std::printf("trials: %d, one per run of the workflow the function ran in (the workflow's budget: %d runs)\n",
+                v.used, fn->workflow.budget);
+  else
+    std::printf("trials: %d of %d used\n", v.used, c.settings.budget);
   if (cx.history_shared)
     std::printf("history: offered to every user's classes of the same space and node types (autotune admin history)\n");
   for (const auto &line : warm_start_lines(cx)) std::printf("%s\n", line.c_str());
@@ -163,9 +239,17 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   } else {
     std::printf("no trials yet\n");
   }
-  std::fputs(explanation_text(ex).c_str(), stdout);
-  if (!v.queue.empty()) {
-    std::printf("\nnext configurations (taken by the class's next jobs, in order):\n");
+  std::fputs((fn ? function_winner_text(*fn) : explanation_text(ex)).c_str(), stdout);
+  if (next) {
+    std::printf("\nnext configuration (the workflow's proposal for its next run):\n  %s  [%s%s%s]", next->config.c_str(),
+                next->origin.c_str(), next->why.empty() ? "" : ": ", next->why.c_str());
+    if (next->time) std::printf("  predicted time %s", num(*next->time).c_str());
+    if (next->cost) std::printf(", cost %s", num(*next->cost).c_str());
+    std::printf("\n");
+  } else if (!v.queue.empty()) {
+    std::printf(fn ? "\nnext configurations (the function's initial design, taken in order by its next jobs while "
+                     "the workflow's runs propose nothing for it):\n"
+                   : "\nnext configurations (taken by the class's next jobs, in order):\n");
     for (const auto &r : v.queue) {
       std::printf("  %s  [%s%s%s]", r.config.c_str(), to_string(r.origin), r.reason.empty() ? "" : ": ",
                   r.reason.c_str());
