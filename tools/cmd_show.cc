@@ -41,32 +41,6 @@ std::string measurement_cells(const TrialRecord &t, std::vector<std::string> &ro
   return {};
 }
 
-// A class "W.F" that is function F of the owner's workflow W (autotune workflow define): its
-// configurations come from the workflow's runs, which are scored as a whole, so the class has no
-// score, state or winner of its own; `autotune show` says the workflow's instead.
-struct FunctionOf {
-  WorkflowRecord workflow;
-  std::string function;
-  std::optional<WorkflowFunctionRun> best;  // this function in the workflow's best run
-};
-
-std::optional<FunctionOf> function_of(Store &store, const ClassRecord &c) {
-  if (c.shared) return std::nullopt;
-  for (std::size_t dot = c.name.find('.'); dot != std::string::npos; dot = c.name.find('.', dot + 1)) {
-    auto wf = store.find_workflow(c.owner, c.name.substr(0, dot));
-    const std::string fn = c.name.substr(dot + 1);
-    if (!wf || !wf->function(fn)) continue;
-    FunctionOf f{*wf, fn, std::nullopt};
-    if (wf->best_run)
-      for (const auto &r : store.workflow_runs(wf->id))
-        if (r.seq == *wf->best_run)
-          for (const auto &fr : store.workflow_functions(r.id))
-            if (fr.function == fn) f.best = fr;
-    return f;
-  }
-  return std::nullopt;
-}
-
 std::string function_winner_text(const FunctionOf &f) {
   const std::string why = "a function's trials have no score of their own: the workflow's runs are scored as a whole";
   if (!f.workflow.best_run) return "\nwinner: none yet (the workflow has no successful run yet; " + why + ")\n";

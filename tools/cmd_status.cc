@@ -17,6 +17,8 @@ int cmd_status(const Caller &caller, int argc, char **argv) {
         "usage: autotune status [--all | --user USER] [--json]\n\n"
         "A table of your tuning classes: state (tuning, converged, stale), trials done out of the\n"
         "budget, the best configuration so far, its score, and the rule that stopped the search.\n"
+        "A workflow's function (class W.F) has its workflow's state, runs and best run instead:\n"
+        "the function's configuration in that run, and the run's score.\n"
         "Shared classes an administrator created are listed too.\n\n"
         "  --all        every user's classes (root and SlurmUser only)\n"
         "  --user USER  USER's classes (root and SlurmUser only)\n"
@@ -46,7 +48,17 @@ int cmd_status(const Caller &caller, int argc, char **argv) {
     for (auto &c : classes) views.push_back(summary_view(store, c));
     if (a.flag("json")) {
       nlohmann::json j = nlohmann::json::array();
-      for (auto &v : views) j.push_back(view_json(v, false));
+      for (auto &v : views) {
+        nlohmann::json c = view_json(v, false);
+        const std::optional<FunctionOf> fn = function_of(store, v.cls);
+        c["workflow"] = fn ? nlohmann::json{{"name", fn->workflow.name},
+                                            {"function", fn->function},
+                                            {"state", fn->workflow.state},
+                                            {"best_run", fn->workflow.best_run ? nlohmann::json(*fn->workflow.best_run)
+                                                                               : nlohmann::json()}}
+                           : nlohmann::json();
+        j.push_back(std::move(c));
+      }
       std::printf("%s\n", j.dump(2).c_str());
       return 0;
     }
@@ -56,7 +68,7 @@ int cmd_status(const Caller &caller, int argc, char **argv) {
     }
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"CLASS", "OWNER", "STATE", "TRIALS", "BEST CONFIGURATION", "SCORE", "STOPPED BY"});
-    for (auto &v : views) rows.push_back(status_row(v));
+    for (auto &v : views) rows.push_back(status_row(v, function_of(store, v.cls)));
     std::fputs(format_table(rows).c_str(), stdout);
   } catch (const Error &e) {
     if (e.code() != Errc::not_found) throw;

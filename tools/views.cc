@@ -46,8 +46,41 @@ ClassView summary_view(Store &store, const ClassRecord &c) {
   return v;
 }
 
-std::vector<std::string> status_row(const ClassView &v) {
+std::optional<FunctionOf> function_of(Store &store, const ClassRecord &c) {
+  if (c.shared) return std::nullopt;
+  for (std::size_t dot = c.name.find('.'); dot != std::string::npos; dot = c.name.find('.', dot + 1)) {
+    auto wf = store.find_workflow(c.owner, c.name.substr(0, dot));
+    const std::string fn = c.name.substr(dot + 1);
+    if (!wf || !wf->function(fn)) continue;
+    FunctionOf f{*wf, fn, std::nullopt, std::nullopt};
+    if (wf->best_run)
+      for (const auto &r : store.workflow_runs(wf->id))
+        if (r.seq == *wf->best_run) {
+          f.best_run = r;
+          for (const auto &fr : store.workflow_functions(r.id))
+            if (fr.function == fn) f.best = fr;
+        }
+    return f;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> status_row(const ClassView &v, const std::optional<FunctionOf> &fn) {
   const ClassRecord &c = v.cls;
+  if (fn) {
+    // The class's own state is that of its creation: the workflow's, and its best run's score.
+    const std::string &reason = fn->workflow.state_reason;
+    std::string stop = "-";
+    if (fn->workflow.state == "converged" && reason.rfind("stopped by ", 0) == 0)
+      stop = reason.substr(11, reason.find(':') == std::string::npos ? std::string::npos : reason.find(':') - 11);
+    return {c.name,
+            user_name(c.owner),
+            fn->workflow.state + " (workflow " + fn->workflow.name + ")",
+            std::to_string(v.used) + "/" + std::to_string(fn->workflow.budget) + " runs",
+            fn->best ? fn->best->config : "-",
+            fn->best_run && fn->best_run->score ? num(*fn->best_run->score) + " (run)" : "-",
+            stop};
+  }
   std::string score = "-", config = "-";
   if (v.best) {
     config = v.best->config;

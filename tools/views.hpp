@@ -26,8 +26,18 @@ ClassView make_view(Store &store, const ClassRecord &c);
 // runner-up): two indexed lookups when the class has a best trial recorded, instead of reading
 // every trial, so that a store of many classes lists in time proportional to the classes.
 ClassView summary_view(Store &store, const ClassRecord &c);
-// One row of `autotune status`.
-std::vector<std::string> status_row(const ClassView &v);
+// A class "W.F" that is function F of the owner's workflow W (autotune workflow define): its
+// configurations come from the workflow's runs, which are scored as a whole, so the class has no
+// score, state or winner of its own; `autotune show` and `status` give the workflow's instead.
+struct FunctionOf {
+  WorkflowRecord workflow;
+  std::string function;
+  std::optional<WorkflowRunRecord> best_run;      // the workflow's best run
+  std::optional<WorkflowFunctionRun> best;        // this function in it
+};
+std::optional<FunctionOf> function_of(Store &store, const ClassRecord &c);
+// One row of `autotune status`; a workflow function's with its workflow's state, runs and best run.
+std::vector<std::string> status_row(const ClassView &v, const std::optional<FunctionOf> &fn = std::nullopt);
 // JSON: the class; with `full`, every trial and the queue: the export's writer
 // (autotune/export.hpp), so that what `autotune export` prints is what autotune-run parses.
 nlohmann::json view_json(const ClassView &v, bool full);
