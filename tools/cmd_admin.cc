@@ -164,7 +164,8 @@ int cmd_admin(const Caller &caller, int argc, char **argv) {
     Store store = open_store(caller, conf, false);
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"CLASS", "OWNER", "STATE", "TRIALS", "BEST CONFIGURATION", "SCORE", "STOPPED BY"});
-    for (const auto &c : store.list_classes()) rows.push_back(status_row(summary_view(store, c), function_of(store, c)));
+    for (const auto &c : store.list_classes())
+      rows.push_back(status_row(summary_view(store, c), function_of(store, c)));
     std::fputs(format_table(rows).c_str(), stdout);
     return 0;
   }

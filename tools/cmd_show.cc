@@ -41,13 +41,16 @@ std::string measurement_cells(const TrialRecord &t, std::vector<std::string> &ro
   return {};
 }
 
+constexpr const char *kFunctionNoScore =
+    "a function's trials have no score of their own: the workflow's runs are scored as a whole";
+
 std::string function_winner_text(const FunctionOf &f) {
-  const std::string why = "a function's trials have no score of their own: the workflow's runs are scored as a whole";
+  const std::string why = kFunctionNoScore;
   if (!f.workflow.best_run) return "\nwinner: none yet (the workflow has no successful run yet; " + why + ")\n";
   std::string out = "\nwinner: the workflow's best run, run " + std::to_string(*f.workflow.best_run);
   if (f.best && f.best->trial_seq)
     out += ": trial " + std::to_string(*f.best->trial_seq) + " " + f.best->config;
-  return out + " (" + why + ": autotune workflow show " + f.workflow.name + ")\n";
+  return out + " (" + why + "; see autotune workflow show " + f.workflow.name + ")\n";
 }
 
 }  // namespace
@@ -75,8 +78,12 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   }
   auto [conf, store, c] = open_named_class(caller, a, false);
   const ClassView v = make_view(store, c);
-  const Explanation ex = explain(v, conf);
   const std::optional<FunctionOf> fn = function_of(store, c);
+  Explanation ex;
+  if (fn)
+    ex.note = kFunctionNoScore;
+  else
+    ex = explain(v, conf);
   std::optional<WorkflowAssignment> next;  // a function's: what the workflow's next run gives it
   if (fn)
     for (const WorkflowAssignment &w : parse_workflow_proposal(fn->workflow.proposal))
@@ -215,8 +222,8 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
   }
   std::fputs((fn ? function_winner_text(*fn) : explanation_text(ex)).c_str(), stdout);
   if (next) {
-    std::printf("\nnext configuration (the workflow's proposal for its next run):\n  %s  [%s%s%s]", next->config.c_str(),
-                next->origin.c_str(), next->why.empty() ? "" : ": ", next->why.c_str());
+    std::printf("\nnext configuration (the workflow's proposal for its next run):\n  %s  [%s%s%s]",
+                next->config.c_str(), next->origin.c_str(), next->why.empty() ? "" : ": ", next->why.c_str());
     if (next->time) std::printf("  predicted time %s", num(*next->time).c_str());
     if (next->cost) std::printf(", cost %s", num(*next->cost).c_str());
     std::printf("\n");

@@ -32,8 +32,8 @@ ClassView summary_view(Store &store, const ClassRecord &c);
 struct FunctionOf {
   WorkflowRecord workflow;
   std::string function;
-  std::optional<WorkflowRunRecord> best_run;      // the workflow's best run
-  std::optional<WorkflowFunctionRun> best;        // this function in it
+  std::optional<WorkflowRunRecord> best_run;  // the workflow's best run
+  std::optional<WorkflowFunctionRun> best;    // this function in it
 };
 std::optional<FunctionOf> function_of(Store &store, const ClassRecord &c);
 // One row of `autotune status`; a workflow function's with its workflow's state, runs and best run.
