@@ -103,12 +103,19 @@ int cmd_forget(const Caller &caller, int argc, char **argv) {
     std::printf(
         "usage: autotune forget CLASS [--user USER]\n\n"
         "Delete one of your classes with all its trials and measurements; the next job with\n"
-        "--autotune=CLASS starts a new search.\n\n"
+        "--autotune=CLASS starts a new search.  A workflow's function (class W.F) is forgotten\n"
+        "with its workflow: autotune workflow forget W.\n\n"
         "  --user USER  another user's class (root and SlurmUser only)\n");
     return 0;
   }
   auto [conf, store, c] = open_named_class(caller, a, true);
   if (c.shared) throw Error(Errc::permission, "class '" + c.name + "' is shared; use `autotune admin forget`");
+  // A function's trials are what its workflow's runs were measured with: forgetting them alone
+  // would leave the runs pointing at trials that are gone.
+  if (const auto fn = function_of(store, c))
+    throw_invalid("class '" + c.name + "' is function " + fn->function + " of workflow " + fn->workflow.name +
+                  ", tuned with it run by run; forget the workflow with its functions' classes: `autotune workflow "
+                  "forget " + fn->workflow.name + "`");
   const size_t trials = store.trials(c.id).size();
   store.forget_class(c.owner, c.name);
   std::printf("forgot class %s of %s (%zu trials)\n", c.name.c_str(), user_name(c.owner).c_str(), trials);
