@@ -111,7 +111,7 @@ int cmd_forget(const Caller &caller, int argc, char **argv) {
   auto [conf, store, c] = open_named_class(caller, a, true);
   if (c.shared) throw Error(Errc::permission, "class '" + c.name + "' is shared; use `autotune admin forget`");
   // A function's trials are what its workflow's runs were measured with: forgetting them alone
-  // would leave the runs pointing at trials that are gone.
+  // would cut the runs' link to them (workflow_functions.class_id is set to null).
   if (const auto fn = function_of(store, c))
     throw_invalid("class '" + c.name + "' is function " + fn->function + " of workflow " + fn->workflow.name +
                   ", tuned with it run by run; forget the workflow with its functions' classes: `autotune workflow "
