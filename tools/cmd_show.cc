@@ -283,7 +283,8 @@ int cmd_report(const Caller &caller, int argc, char **argv) {
         "Plot the class's search with gnuplot: the score of every measured trial, the best score\n"
         "so far, and the winner marked.  FILE ends in .svg or .png; it is written with your own\n"
         "permissions.  With --workflow, the workflow's runs: each run's score, time and cost\n"
-        "(relative to its first run), the best run so far, and where it converged.\n\n"
+        "(relative to its first run), the best run so far, and where it converged; a workflow's\n"
+        "function (class W.F) has no scores of its own and is plotted with its workflow.\n\n"
         "  --user USER  another user's class or workflow (root and SlurmUser only)\n");
     return 0;
   }
@@ -300,6 +301,10 @@ int cmd_report(const Caller &caller, int argc, char **argv) {
     if (ch == '\'' || ch == '\n') throw_invalid("--plot: the file name may not contain quotes or newlines");
   if (auto w = a.value("workflow")) return workflow_report(caller, *w, a.value("user"), *file, terminal);
   auto [conf, store, c] = open_named_class(caller, a, false);
+  if (const auto fn = function_of(store, c))
+    throw_invalid("class '" + c.name + "' is function " + fn->function + " of workflow " + fn->workflow.name +
+                  ": " + kFunctionNoScore + "; plot the runs with `autotune report --workflow " +
+                  fn->workflow.name + " --plot FILE`");
   const ClassView v = make_view(store, c);
 
   std::string data, best_line, winner;
