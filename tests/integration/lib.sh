@@ -60,3 +60,26 @@ restore_site_files() {
   local f t
   while read -r f t; do [ -n "$f" ] && [ -n "$t" ] && ln -sfn "$t" "$_site_etc/$f"; done <<<"${_site_saved:-}"
 }
+
+# ingest_diagnostics [JOBID...]: what a test whose trials were not recorded prints (as TAP
+# comments): each job's state and AdminComment as slurmctld has them, what ingest has still to
+# take (the spool, and what it set aside) and what it did (its log's lines on these jobs, then
+# its last 30 lines).
+ingest_diagnostics() {
+  local sd j
+  sd=$(sed -n 's/^StateDir=//p' "$(dirname "$SLURM_CONF")/autotune.conf")
+  {
+    echo "at $(date +%T):"
+    for j in "$@"; do
+      echo "job $j: $(job_field "$j" JobState) submit=$(job_field "$j" SubmitTime) start=$(job_field "$j" StartTime)" \
+        "end=$(job_field "$j" EndTime) restarts=$(job_field "$j" Restarts) nodes=$(job_field "$j" NodeList)"
+      echo "  AdminComment=$(admin_comment "$j")"
+    done
+    squeue -a -t all -o "%i %j %T %r %S %e" 2>&1 | tail -n 12
+    echo "spool: $(ls -A "$sd/spool" 2>&1 | tr '\n' ' ')"
+    [ -d "$sd/spool/bad" ] && echo "spool/bad: $(ls -A "$sd/spool/bad" | tr '\n' ' ')"
+    for j in "$@"; do grep -E "job $j[ :]" "$sd/ingest.log" 2>&1 | tail -n 8; done
+    echo "ingest.log, last lines:"
+    tail -n 30 "$sd/ingest.log" 2>&1
+  } | sed 's/^/#   /'
+}
