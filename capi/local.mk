@@ -16,16 +16,17 @@ capi_libautotune_select_la_SOURCES = capi/select_api.cc capi/capi_internal.hpp
 capi_libautotune_prep_la_SOURCES = capi/prep_api.cc capi/capi_internal.hpp
 capi_libautotune_select_la_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS)
 
-# Unit tests of the C API and job_submit's decisions (make check).
+# Unit tests of the C API, job_submit's decisions and prep's ingest (make check).
 check_PROGRAMS += tests/unit/capi_test
 tests_unit_capi_test_SOURCES = \
 	tests/unit/capi_test.cc \
 	tests/unit/submit_fixture.hpp \
 	tests/unit/submit_test.cc \
-	tests/unit/submit_unavailable_test.cc
+	tests/unit/submit_unavailable_test.cc \
+	tests/unit/prep_test.cc
 tests_unit_capi_test_CPPFLAGS = $(AM_CPPFLAGS) $(EIGEN_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS) \
 	$(GTEST_CFLAGS) $(GMOCK_CFLAGS)
-tests_unit_capi_test_LDADD = $(AT_SUBMIT_API) $(AT_SELECT_API) $(AT_CAPI) $(AT_ALL) $(GMOCK_LIBS) $(GTEST_LIBS)
+tests_unit_capi_test_LDADD = $(AT_SUBMIT_API) $(AT_SELECT_API) $(AT_PREP_API) $(AT_CAPI) $(AT_ALL) $(GMOCK_LIBS) $(GTEST_LIBS)
 TESTS += tests/unit/capi_test
 
 # The select thread under concurrent readers (make check; scripts/test --tsan runs it under

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "autotune/autotune.h"
 #include "autotune/journal.hpp"
@@ -41,6 +42,10 @@ struct PrepState {
   bool stop = false, kick = false;
   std::thread thread;
   std::string spool, program, error;  // error: why events are refused ("" when configured)
+  // The autotune.conf the plugins read (beside slurm.conf), given to the ingest as AUTOTUNE_CONF
+  // so that it takes the same StateDir however slurmctld found its slurm.conf; "" when there is
+  // none (both then use the defaults).
+  std::string conf;
   int retry_s = 30;
   pid_t child = -1;  // the ingest running now
   // Ends that could not be written (StateDir full or missing): kept here, oldest first, and
@@ -106,15 +111,24 @@ void run_ingest(PrepState &st) {
   sigaddset(&dfl, SIGHUP);
   posix_spawnattr_setsigdefault(&attr, &dfl);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
-  std::string prog;
+  std::string prog, conf;
   {
     std::lock_guard<std::mutex> lock(st.mu);
     prog = st.program;
+    conf = st.conf;
   }
+  // slurmctld's environment, with AUTOTUNE_CONF naming the plugins' autotune.conf.
+  std::vector<std::string> env_text;
+  for (char **e = environ; e && *e; ++e)
+    if (conf.empty() || std::strncmp(*e, "AUTOTUNE_CONF=", 14) != 0) env_text.emplace_back(*e);
+  if (!conf.empty()) env_text.push_back("AUTOTUNE_CONF=" + conf);
+  std::vector<char *> envp;
+  for (auto &v : env_text) envp.push_back(v.data());
+  envp.push_back(nullptr);
   char arg0[] = "autotune", arg1[] = "ingest", arg2[] = "--spool";
   char *argv[] = {arg0, arg1, arg2, nullptr};
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, prog.c_str(), &fa, &attr, argv, environ);
+  const int rc = posix_spawn(&pid, prog.c_str(), &fa, &attr, argv, envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
@@ -185,13 +199,14 @@ extern "C" int at_prep_configure(const char *conf_path, const char *ingest_progr
   return capi::firewall(err, errlen, [&] {
     at_prep_shutdown();
     PrepState &st = state();
-    std::string spool, why;
+    std::string spool, why, conf;
     int retry_s = retry_seconds > 0 ? retry_seconds : 30;
     try {
       CoreConf core;
       core.ingest_retry_s = retry_s;
       struct stat sb;
       if (conf_path && ::stat(conf_path, &sb) == 0) {
+        conf = conf_path;
         RawConf raw = RawConf::parse_file(conf_path);
         parse_core_section(raw, core);
       }
@@ -210,6 +225,7 @@ extern "C" int at_prep_configure(const char *conf_path, const char *ingest_progr
       std::lock_guard<std::mutex> lock(st.mu);
       st.spool = spool;
       st.program = ingest_program ? ingest_program : "";
+      st.conf = conf;
       st.retry_s = retry_s;
       st.error = why;
       st.stop = false;

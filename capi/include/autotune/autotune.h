@@ -194,7 +194,8 @@ typedef struct {
 /*
  * Start recording job ends: reads StateDir from autotune.conf at `conf_path`, makes
  * StateDir/spool (mode 0700) when missing, and starts a background thread that makes new events
- * durable (fsync) and runs `ingest_program ingest --spool` outside slurmctld's locks, at once after
+ * durable (fsync) and runs `ingest_program ingest --spool` outside slurmctld's locks (with
+ * AUTOTUNE_CONF=`conf_path` in its environment when that file exists), at once after
  * each event and every IngestRetry seconds of autotune.conf (`retry_seconds` when it has none)
  * while events wait (the store locked, full or damaged).
  * Returns AT_OK or an error (then at_prep_job_end() refuses every event, with the reason).
