@@ -64,9 +64,9 @@ restore_site_files() {
 # ingest_diagnostics [JOBID...]: what a test whose trials were not recorded prints (as TAP
 # comments): each job's state and AdminComment as slurmctld has them, what ingest has still to
 # take (the spool, and what it set aside) and what it did (its log's lines on these jobs, then
-# its last 30 lines).
+# its last 30 lines), and slurmctld's log lines on these jobs and from prep/autotune.
 ingest_diagnostics() {
-  local sd j
+  local sd j log
   sd=$(sed -n 's/^StateDir=//p' "$(dirname "$SLURM_CONF")/autotune.conf")
   {
     echo "at $(date +%T):"
@@ -81,5 +81,10 @@ ingest_diagnostics() {
     for j in "$@"; do grep -E "job $j[ :]" "$sd/ingest.log" 2>&1 | tail -n 8; done
     echo "ingest.log, last lines:"
     tail -n 30 "$sd/ingest.log" 2>&1
+    # What slurmctld said of these jobs, and anything prep/autotune logged (an end it refused).
+    log=$(sed -n 's/^SlurmctldLogFile=//p' "$SLURM_CONF")
+    echo "slurmctld.log ($log):"
+    for j in "$@"; do grep -E "JobId=$j[^0-9]" "$log" 2>&1 | tail -n 6; done
+    grep -E "prep/autotune|autotune.*error" "$log" 2>&1 | tail -n 10
   } | sed 's/^/#   /'
 }
