@@ -302,9 +302,8 @@ int cmd_report(const Caller &caller, int argc, char **argv) {
   if (auto w = a.value("workflow")) return workflow_report(caller, *w, a.value("user"), *file, terminal);
   auto [conf, store, c] = open_named_class(caller, a, false);
   if (const auto fn = function_of(store, c))
-    throw_invalid("class '" + c.name + "' is function " + fn->function + " of workflow " + fn->workflow.name +
-                  ": " + kFunctionNoScore + "; plot the runs with `autotune report --workflow " +
-                  fn->workflow.name + " --plot FILE`");
+    throw_invalid(function_class_text(c, *fn) + ": " + kFunctionNoScore +
+                  "; plot the runs with `autotune report --workflow " + fn->workflow.name + " --plot FILE`");
   const ClassView v = make_view(store, c);
 
   std::string data, best_line, winner;

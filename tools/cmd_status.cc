@@ -113,7 +113,7 @@ int cmd_forget(const Caller &caller, int argc, char **argv) {
   // A function's trials are what its workflow's runs were measured with: forgetting them alone
   // would cut the runs' link to them (workflow_functions.class_id is set to null).
   if (const auto fn = function_of(store, c))
-    throw_invalid("class '" + c.name + "' is function " + fn->function + " of workflow " + fn->workflow.name +
+    throw_invalid(function_class_text(c, *fn) +
                   ", tuned with it run by run; forget the workflow with its functions' classes: `autotune workflow "
                   "forget " + fn->workflow.name + "`");
   const size_t trials = store.trials(c.id).size();

@@ -65,6 +65,10 @@ std::optional<FunctionOf> function_of(Store &store, const ClassRecord &c) {
   return std::nullopt;
 }
 
+std::string function_class_text(const ClassRecord &c, const FunctionOf &f) {
+  return "class '" + c.name + "' is function " + f.function + " of workflow " + f.workflow.name;
+}
+
 std::vector<std::string> status_row(const ClassView &v, const std::optional<FunctionOf> &fn) {
   const ClassRecord &c = v.cls;
   if (fn) {

@@ -36,6 +36,8 @@ struct FunctionOf {
   std::optional<WorkflowFunctionRun> best;    // this function in it
 };
 std::optional<FunctionOf> function_of(Store &store, const ClassRecord &c);
+// "class 'W.F' is function F of workflow W": how a refusal of such a class begins.
+std::string function_class_text(const ClassRecord &c, const FunctionOf &f);
 // One row of `autotune status`; a workflow function's with its workflow's state, runs and best run.
 std::vector<std::string> status_row(const ClassView &v, const std::optional<FunctionOf> &fn = std::nullopt);
 // JSON: the class; with `full`, every trial and the queue: the export's writer
