@@ -23,6 +23,7 @@
 #include "args.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "replay_args.hpp"
 
 namespace autotune::cli {
 namespace {
@@ -237,34 +238,16 @@ struct Summary {
   }
 };
 
-std::string trials_text(double v, size_t budget) {
-  if (std::isinf(v)) return ">" + std::to_string(budget);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, v == std::floor(v) ? "%.0f" : "%.1f", v);
-  return buf;
-}
-
-std::string pct(double v) {
-  if (std::isinf(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
-  return buf;
-}
-
-nlohmann::json json_trials(double v) {
-  return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
-}
-
 nlohmann::json to_json(const Summary &s) {
   nlohmann::json j;
   j["runs"] = s.runs;
-  j["to5_median"] = json_trials(quantile(s.to5, 0.5));
-  j["to5_p90"] = json_trials(quantile(s.to5, 0.9));
-  j["to10_median"] = json_trials(quantile(s.to10, 0.5));
-  j["to10_p90"] = json_trials(quantile(s.to10, 0.9));
+  j["to5_median"] = json_number(quantile(s.to5, 0.5));
+  j["to5_p90"] = json_number(quantile(s.to5, 0.9));
+  j["to10_median"] = json_number(quantile(s.to10, 0.5));
+  j["to10_p90"] = json_number(quantile(s.to10, 0.9));
   j["within10_at"] = s.runs ? static_cast<double>(s.within_at) / static_cast<double>(s.runs) : 0.0;
-  j["regret_median"] = json_trials(quantile(s.regret, 0.5));
-  j["regret_p90"] = json_trials(quantile(s.regret, 0.9));
+  j["regret_median"] = json_number(quantile(s.regret, 0.5));
+  j["regret_p90"] = json_number(quantile(s.regret, 0.9));
   j["trials_median"] = quantile(s.trials, 0.5);
   j["failed_share"] = s.failed_share();
   j["step_ms_median"] = quantile(s.step_ms, 0.5);
@@ -272,21 +255,9 @@ nlohmann::json to_json(const Summary &s) {
       s.step_ms.empty() ? 0.0 : *std::max_element(s.step_ms.begin(), s.step_ms.end());
   j["stops"] = s.stops;
   nlohmann::json per = nlohmann::json::array();
-  for (double v : s.to10) per.push_back(json_trials(v));
+  for (double v : s.to10) per.push_back(json_number(v));
   j["to10_per_run"] = per;
   return j;
-}
-
-std::vector<std::string> split_list(const std::string &s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t c = s.find(',', pos);
-    if (c == std::string::npos) c = s.size();
-    out.push_back(s.substr(pos, c - pos));
-    pos = c + 1;
-  }
-  return out;
 }
 
 struct Settings {
@@ -317,23 +288,7 @@ Settings parse_settings(int argc, char **argv) {
   args.expect_positional(0, "");
   Settings s;
   if (args.flag("help")) return s;
-  const auto table = args.value("table");
-  if (!table || table->empty()) throw_invalid("--table FILE is required (see --help)");
-  s.table = *table;
-  if (auto v = args.value("group")) {
-    if (v->empty()) throw_invalid("--group: empty column name");
-    s.spec.group = *v;
-  }
-  if (auto v = args.value("features")) {
-    s.spec.features = split_list(*v);
-    for (const auto &f : s.spec.features)
-      if (f.empty()) throw_invalid("--features: '" + *v + "' has an empty column name");
-  }
-  if (auto v = args.value("derive"))
-    for (const auto &item : split_list(*v)) s.spec.derived.push_back(DerivedFeature::parse(item));
-  if (auto v = args.value("time-column")) s.spec.time_column = *v;
-  if (auto v = args.value("cost-column")) s.spec.cost_column = *v;
-  if (auto v = args.value("ok-column")) s.spec.ok_column = *v;
+  parse_table_options(args, s.table, s.spec);
   if (auto v = args.value("gamma")) s.gamma = parse_gamma("--gamma", *v);
   s.engine.gamma = s.gamma;  // the objective (the automatic exploration and linear term read it)
   if (auto v = args.value("strategy")) {
@@ -610,10 +565,10 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
       // One decimal: a target such as ">= 90%" must not be met by rounding.
       std::snprintf(at, sizeof at, "%.1f%%", m.runs ? 100.0 * m.within_at / m.runs : 0.0);
       std::printf("%-32s %-10s %8s %8s %8s %8s %9s %8s %8s %7s %8.2f  %s\n", name.c_str(),
-                  strategy, trials_text(quantile(m.to5, 0.5), budget).c_str(),
-                  trials_text(quantile(m.to5, 0.9), budget).c_str(),
-                  trials_text(quantile(m.to10, 0.5), budget).c_str(),
-                  trials_text(quantile(m.to10, 0.9), budget).c_str(), at,
+                  strategy, count_text(quantile(m.to5, 0.5), budget).c_str(),
+                  count_text(quantile(m.to5, 0.9), budget).c_str(),
+                  count_text(quantile(m.to10, 0.5), budget).c_str(),
+                  count_text(quantile(m.to10, 0.9), budget).c_str(), at,
                   pct(quantile(m.regret, 0.5)).c_str(), pct(quantile(m.regret, 0.9)).c_str(),
                   pct(m.failed_share()).c_str(), quantile(m.step_ms, 0.5), m.stop_text().c_str());
     };
@@ -631,8 +586,8 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
     if (s.strategies.size() >= 2) {
       const double a = quantile(overall[0].to10, 0.5), b = quantile(overall[1].to10, 0.5);
       std::printf("median trials to within 10%%: %s %s, %s %s", strategy_name(s.strategies[0]),
-                  trials_text(a, budget).c_str(), strategy_name(s.strategies[1]),
-                  trials_text(b, budget).c_str());
+                  count_text(a, budget).c_str(), strategy_name(s.strategies[1]),
+                  count_text(b, budget).c_str());
       if (std::isfinite(a) && std::isfinite(b) && a > 0) std::printf(" (ratio %.2f)", b / a);
       std::printf("\n");
     }

@@ -22,6 +22,7 @@
 #include "args.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "replay_args.hpp"
 
 namespace autotune::cli {
 namespace {
@@ -43,7 +44,7 @@ const char kHelp[] =
     "  --group COLUMN         one problem per value of COLUMN (the functions' \"problem\")\n"
     "  --features A,B,...     feature columns (default: every column but the group, time, cost\n"
     "                         and ok columns)\n"
-    "  --derive NAME=A*B,...  add features that are products of numeric columns\n"
+    "  --derive NAME=A*B,...  add features that are products or ratios (A/B) of numeric columns\n"
     "  --time-column NAME     measured time (default time_s)\n"
     "  --cost-column NAME     cost of the run (default cost)\n"
     "  --ok-column NAME       1 = completed, 0 = failed (default ok)\n"
@@ -104,24 +105,6 @@ struct Summary {
   }
 };
 
-std::string runs_text(double v, size_t budget) {
-  if (std::isinf(v)) return ">" + std::to_string(budget);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, v == std::floor(v) ? "%.0f" : "%.1f", v);
-  return buf;
-}
-
-std::string pct(double v) {
-  if (std::isinf(v) || std::isnan(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
-  return buf;
-}
-
-nlohmann::json json_number(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
-
 nlohmann::json to_json(const Summary &s) {
   nlohmann::json j;
   j["searches"] = s.searches;
@@ -140,18 +123,6 @@ nlohmann::json to_json(const Summary &s) {
       s.step_ms.empty() ? 0.0 : *std::max_element(s.step_ms.begin(), s.step_ms.end());
   j["stops"] = s.stops;
   return j;
-}
-
-std::vector<std::string> split_list(const std::string &s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t c = s.find(',', pos);
-    if (c == std::string::npos) c = s.size();
-    out.push_back(s.substr(pos, c - pos));
-    pos = c + 1;
-  }
-  return out;
 }
 
 struct Settings {
@@ -186,23 +157,7 @@ Settings parse_settings(int argc, char **argv) {
     if (f.empty()) throw_invalid("--workflow: '" + *wf + "' has an empty file name");
     s.workflows.push_back(f);
   }
-  const auto table = args.value("table");
-  if (!table || table->empty()) throw_invalid("--table FILE is required (see --help)");
-  s.table = *table;
-  if (auto v = args.value("group")) {
-    if (v->empty()) throw_invalid("--group: empty column name");
-    s.spec.group = *v;
-  }
-  if (auto v = args.value("features")) {
-    s.spec.features = split_list(*v);
-    for (const auto &f : s.spec.features)
-      if (f.empty()) throw_invalid("--features: '" + *v + "' has an empty column name");
-  }
-  if (auto v = args.value("derive"))
-    for (const auto &item : split_list(*v)) s.spec.derived.push_back(DerivedFeature::parse(item));
-  if (auto v = args.value("time-column")) s.spec.time_column = *v;
-  if (auto v = args.value("cost-column")) s.spec.cost_column = *v;
-  if (auto v = args.value("ok-column")) s.spec.ok_column = *v;
+  parse_table_options(args, s.table, s.spec);
   if (auto v = args.value("gamma")) s.gamma = parse_gamma("--gamma", *v);
   if (auto v = args.value("budget"))
     s.budget = static_cast<size_t>(
@@ -348,10 +303,10 @@ int cmd_replay_workflow(const Caller &, int argc, char **argv) {
           stops += (stops.empty() ? "" : " ") + n + ":" + std::to_string(c);
         std::printf("%-10s %8s %8s %8s %8s %9s %9s %8s %8s %8.2f  %s\n",
                     workflow_strategy_name(s.strategies[k]),
-                    runs_text(quantile(m.to5, 0.5), w.budget).c_str(),
-                    runs_text(quantile(m.to5, 0.9), w.budget).c_str(),
-                    runs_text(quantile(m.to10, 0.5), w.budget).c_str(),
-                    runs_text(quantile(m.to10, 0.9), w.budget).c_str(), at, sc,
+                    count_text(quantile(m.to5, 0.5), w.budget).c_str(),
+                    count_text(quantile(m.to5, 0.9), w.budget).c_str(),
+                    count_text(quantile(m.to10, 0.5), w.budget).c_str(),
+                    count_text(quantile(m.to10, 0.9), w.budget).c_str(), at, sc,
                     pct(quantile(m.regret, 0.5)).c_str(), pct(quantile(m.regret, 0.9)).c_str(),
                     quantile(m.step_ms, 0.5), stops.c_str());
       }

@@ -8,6 +8,7 @@ tools_autotune_SOURCES = \
 	tools/cmd_ingest.cc \
 	tools/cmd_replay.cc \
 	tools/cmd_replay_workflow.cc \
+	tools/replay_args.cc tools/replay_args.hpp \
 	tools/cmd_show.cc \
 	tools/cmd_status.cc \
 	tools/cmd_workflow.cc \

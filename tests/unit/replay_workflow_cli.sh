@@ -53,6 +53,10 @@ expect_fail "cycle" "closes a cycle" replay --workflow "$tmp/cycle.json" --table
 expect_fail "bad strategy" "--strategy: 'greedy' is not a workflow strategy; allowed: stage, function, flat, random" replay --workflow "$tmp/fj.json" --table "$tmp/t.csv" --group app --strategy stage,greedy
 expect_fail "bad gamma" "--gamma: '2' is out of range" replay --workflow "$tmp/fj.json" --table "$tmp/t.csv" --group app --gamma 2
 expect_fail "bad budget" "--budget: '0' is out of range" replay --workflow "$tmp/fj.json" --table "$tmp/t.csv" --group app --budget 0
+# The table's options are read as autotune replay reads them.
+expect_fail "empty group" "^autotune replay: --group: empty column name$" replay --workflow "$tmp/fj.json" --table "$tmp/t.csv" --group ""
+expect_fail "empty feature" "^autotune replay: --features: 'nodes,' has an empty column name$" replay --workflow "$tmp/fj.json" --table "$tmp/t.csv" --group app --features nodes,
+expect_fail "bad derived feature" "^autotune replay: --derive z: 'app' is the group or a measurement column$" replay --workflow "$tmp/fj.json" --table "$tmp/t.csv" --group app --derive z=nodes/app
 expect_fail "unknown option" "unknown option '--bogus'" replay --workflow "$tmp/fj.json" --table "$tmp/t.csv" --bogus 1
 
 # Good input: the optimum (stage by stage for this fork-join), then the four strategies.
@@ -63,6 +67,14 @@ else
   for s in stage function flat random; do
     grep -q "^$s " "$tmp/out" || { echo "FAIL: no row for $s"; fail=1; }
   done
+fi
+# A ratio of columns as a feature (--derive NAME=A/B), as --help says.
+awk -F, -v OFS=, 'NR == 1 { print $0, "mem_gib"; next } { print $0, 8 * $2 }' "$tmp/t.csv" >"$tmp/mem.csv"
+if ! "$at" replay --workflow "$tmp/fj.json" --table "$tmp/mem.csv" --group app --seeds 2 --strategy stage \
+    --features nodes --derive mem_per_node=mem_gib/nodes --json >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: --derive with a ratio: $(cat "$tmp/err")"; fail=1
+elif ! python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert "mem_per_node=8" in j["workflows"][0]["optimum"]["choice"]["s"]' "$tmp/out"; then
+  echo "FAIL: --derive with a ratio: no mem_per_node=8 in the optimum's choice:"; cat "$tmp/out"; fail=1
 fi
 if ! "$at" replay --workflow "$tmp/fj.json" --table "$tmp/t.csv" --group app --seeds 2 --strategy stage --json >"$tmp/out" 2>"$tmp/err"; then
   echo "FAIL: --json: $(cat "$tmp/err")"; fail=1
