@@ -17,7 +17,7 @@ bench_gemm_rate_LDADD = examples/libmlp.la examples/libexamples.la libssp/libssp
 EXTRA_DIST += bench/ssp_vs_ddp bench/ssp_vs_ddp_torch.py
 EXTRA_DIST += bench/ssp_straggler.sh bench/submit bench/steps bench/synthetic-table bench/shuffle-table bench/generated-table bench/engine-cv bench/benchcli.py bench/README.md \
 	bench/replay-identical bench/history-splits bench/store-scale bench/site-overhead bench/workflow-replay bench/workflow-slurm \
-	bench/sklearn-bo bench/synthetic-oracle
+	bench/sklearn-bo bench/structured-search
 
 include bench/tier.mk
 include bench/engine.mk
