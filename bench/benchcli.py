@@ -1,5 +1,6 @@
-"""What the Python scripts of bench/ share: one ArgumentParser for all of them, and the rule by
-which a replayed search lost to random search (lost_to_random()).
+"""What the Python scripts of bench/ share: one ArgumentParser for all of them, the types of their
+common options (positive_int, seed_value, gamma_value), and the rule by which a replayed search
+lost to random search (lost_to_random()).
 
 -h and --help print the script's docstring (its usage) on stdout; an error is one line on stderr
 and exit status 2, and an unknown option's error lists the options there are.
@@ -23,6 +24,39 @@ class ArgumentParser(argparse.ArgumentParser):
             message += " (allowed: %s)" % ", ".join(
                 o for a in self._actions for o in a.option_strings if o.startswith("--"))
         self.exit(2, "%s: error: %s\n" % (self.prog, message))
+
+
+def positive_int(text):
+    """An option's value that counts something: a whole number, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("'%s' is not a whole number" % text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("'%s' must be at least 1" % text)
+    return value
+
+
+def seed_value(text):
+    """A first seed: a whole number, 0 or more (NumPy's generators take no negative seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("'%s' is not a whole number" % text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("'%s' must be 0 or more" % text)
+    return value
+
+
+def gamma_value(text):
+    """The objective's gamma: a number from 0 (fastest) to 1 (cheapest)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("'%s' is not a number" % text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError("'%s' is out of range; allowed: 0 to 1" % text)
+    return value
 
 
 def lost_to_random(b, r):
