@@ -26,26 +26,25 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, "%s: error: %s\n" % (self.prog, message))
 
 
-def positive_int(text):
-    """An option's value that counts something: a whole number, at least 1."""
+def whole_number(text, least, allowed):
+    """An option's whole-number value, at least `least` (`allowed` says so in the error)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError("'%s' is not a whole number" % text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("'%s' must be at least 1" % text)
+    if value < least:
+        raise argparse.ArgumentTypeError("'%s' must be %s" % (text, allowed))
     return value
+
+
+def positive_int(text):
+    """An option's value that counts something: a whole number, at least 1."""
+    return whole_number(text, 1, "at least 1")
 
 
 def seed_value(text):
     """A first seed: a whole number, 0 or more (NumPy's generators take no negative seed)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("'%s' is not a whole number" % text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("'%s' must be 0 or more" % text)
-    return value
+    return whole_number(text, 0, "0 or more")
 
 
 def gamma_value(text):
