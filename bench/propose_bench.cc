@@ -19,7 +19,9 @@
 // one of the local search's share) and, with the history, a Thompson step with the linear term;
 // and the default step at gamma 0, an EI step with the linear term (the history's base
 // models with it too); and the default step with a score factor per candidate, where the time
-// model (EngineOptions::time_model, auto) fits the run times' model beside the scores'.  And the
+// model (EngineOptions::time_model, auto) fits the run times' model beside the scores', without
+// and (the default) with the run time's form (EngineOptions::run_time_columns: its particle
+// posterior from the prior, as a search's first call in a process computes it).  And the
 // default step at gamma 1 in a parameter-server space with categorical features (flavor, sync;
 // 1,920 configurations, 50 trials, every tenth failed, a cost rate per configuration), where the
 // run times' model proposes at every step by Thompson sampling and the failure model's fit runs
@@ -374,6 +376,7 @@ int main(int argc, char **argv) {
         EngineOptions e = o;
         e.seed = seed;
         e.score_factor = factors;
+        e.run_time_columns.reset();
         if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
       },
       baseline_products(proposer(Strategy::bo, 1, true)),
@@ -381,12 +384,18 @@ int main(int argc, char **argv) {
       ps_step(true),
       ps_step(false),
       ps_step(true, kFeasibilityIterations),
+      [&](std::uint64_t seed) {  // the default: with the run time's form, from no earlier state
+        EngineOptions e = o;
+        e.seed = seed;
+        e.score_factor = factors;
+        if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
+      },
   });
   const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
                &rnd = t[6], &warm_t = t[7], &prep = t[8], &add = t[9], &both = t[10],
                &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14], &half = t[15], &half_warm = t[16],
                &zero = t[17], &zero_warm = t[18], &timed = t[19], &bo_base = t[20], &half_warm_base = t[21],
-               &ps = t[22], &ps_plain = t[23], &ps_short = t[24];
+               &ps = t[22], &ps_plain = t[23], &ps_short = t[24], &form = t[25];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -422,9 +431,13 @@ int main(int argc, char **argv) {
   row("bo step, gamma 0 defaults", zero);
   row("  the same, with history", zero_warm);
   row("bo step, time model (auto)", timed);
+  row("  and the run time's form", form);
   const double time_med = quantile(timed.cpu, 0.5);
   std::printf("  time model (auto) / bo step: %.2f; time model / 5 ms target: %.2f (%s)\n",
               time_med / std::max(1e-6, quantile(bo.cpu, 0.5)), time_med / 5.0, time_med <= 5.0 ? "met" : "NOT met");
+  const double form_med = quantile(form.cpu, 0.5);
+  std::printf("  with the run time's form / time model alone: %.2f; with the form / 5 ms target: %.2f (%s)\n",
+              form_med / std::max(1e-6, time_med), form_med / 5.0, form_med <= 5.0 ? "met" : "NOT met");
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
       "  bo step / random step: %.0fx; bo step / without input warping: %.2f; "

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -313,6 +314,63 @@ double EngineOptions::effective_history_own_floor() const {
   return gamma >= kHistoryOwnFloorGammaLow ? kHistoryOwnFloor : 0.0;
 }
 
+RunTimeColumns RunTimeColumns::parse(const std::string &text) {
+  RunTimeColumns c;
+  if (text == "auto") {
+    c.automatic = true;
+    return c;
+  }
+  // nodes; cpus or cpus-per-node; mem or mem-per-node.
+  const char *keys[] = {"nodes", "cpus", "mem", "cpus-per-node", "mem-per-node"};
+  const int slot[] = {0, 1, 2, 1, 2};
+  std::string given[3];
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part = text.substr(start, comma - start);
+    const std::size_t eq = part.find('=');
+    const std::string key = part.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
+    int k = -1;
+    for (int i = 0; i < 5; ++i)
+      if (key == keys[i]) k = i;
+    if (k < 0 || eq == std::string::npos)
+      throw_invalid("the run-time columns: '" + part +
+                    "' is not KEY=COLUMN; the keys: nodes, cpus or cpus-per-node, mem or "
+                    "mem-per-node");
+    const int s = slot[k];
+    if (given[s] == key) throw_invalid("the run-time columns: '" + key + "' is given twice");
+    if (!given[s].empty())
+      throw_invalid("the run-time columns: '" + given[s] + "' and '" + key + "' are both given");
+    given[s] = key;
+    double scale = 1;
+    if (s == 2) {
+      if (const std::size_t slash = value.find('/'); slash != std::string::npos) {
+        const std::string d = value.substr(slash + 1);
+        char *end = nullptr;
+        scale = std::strtod(d.c_str(), &end);
+        if (d.empty() || *end != '\0' || !(scale > 0) || !std::isfinite(scale))
+          throw_invalid("the run-time columns: " + key + "'s divisor '" + d +
+                        "' is not a number > 0 (" + key + "=COLUMN/DIVISOR gives GiB)");
+        scale = 1 / scale;
+        value = value.substr(0, slash);
+      }
+    }
+    if (value.empty()) throw_invalid("the run-time columns: '" + key + "' names no column");
+    (s == 0 ? c.nodes : s == 1 ? c.cpus : c.mem) = value;
+    if (s == 1) c.cpus_per_node = k == 3;
+    if (s == 2) {
+      c.mem_to_gib = scale;
+      c.mem_per_node = k == 4;
+    }
+    start = comma + 1;
+  }
+  if (given[0].empty() || given[1].empty() || given[2].empty())
+    throw_invalid("the run-time columns: nodes, cpus (or cpus-per-node) and mem (or "
+                  "mem-per-node) must all be given");
+  return c;
+}
+
 void EngineOptions::validate() const {
   if (initial_trials && *initial_trials < 1) throw_invalid("initial trials must be at least 1");
   if (design_draws < 1) throw_invalid("design draws must be at least 1");
@@ -343,6 +401,12 @@ void EngineOptions::validate() const {
   if (feasibility_iterations && !(*feasibility_iterations >= 1 && *feasibility_iterations <= 50))
     throw_invalid("the failure model's fit iterations '" + std::to_string(*feasibility_iterations) +
                   "' must be from 1 to 50");
+  if (!(run_time_margin >= -2 && run_time_margin <= 2))
+    throw_invalid("the run-time model's margin '" + format_double(run_time_margin) +
+                  "' is not from -2 to 2");
+  if (run_time_particles < 64 || run_time_particles > 100000)
+    throw_invalid("the run-time model's particles (" + std::to_string(run_time_particles) +
+                  ") must be from 64 to 100000");
   if (!(bowl_mean_sd >= 0 && bowl_mean_sd <= 10))
     throw_invalid("the bowl prior mean's standard deviation '" + format_double(bowl_mean_sd) +
                   "' must be from 0 to 10");

@@ -43,6 +43,7 @@ engine_libautotune_engine_la_SOURCES = \
 	engine/include/autotune/history.hpp \
 	engine/include/autotune/optimizer.hpp \
 	engine/include/autotune/replay.hpp \
+	engine/include/autotune/run_time_model.hpp \
 	engine/include/autotune/table.hpp \
 	engine/include/autotune/vector_math.hpp \
 	engine/include/autotune/workflow_replay.hpp \
@@ -55,6 +56,7 @@ engine_libautotune_engine_la_SOURCES = \
 	engine/history.cc \
 	engine/optimizer.cc \
 	engine/replay.cc \
+	engine/run_time_model.cc \
 	engine/table.cc \
 	engine/vector_math.cc \
 	engine/workflow_replay.cc \
@@ -87,6 +89,7 @@ tests_unit_engine_test_SOURCES = \
 	tests/unit/objective_test.cc \
 	tests/unit/optimizer_test.cc \
 	tests/unit/replay_test.cc \
+	tests/unit/run_time_model_test.cc \
 	tests/unit/space_test.cc \
 	tests/unit/stopping_test.cc \
 	tests/unit/vector_math_test.cc \

@@ -12,13 +12,19 @@
 #include "autotune/error.hpp"
 #include "autotune/history.hpp"
 #include "autotune/rng.hpp"
+#include "autotune/run_time_model.hpp"
 #include "autotune/units.hpp"
+#include "autotune/vector_math.hpp"
 
 namespace autotune {
 namespace {
 
 // The seed's stream of the GP fits (design.cc draws streams 1 and 2).
-constexpr std::uint64_t kStreamGp = 3, kStreamExplore = 7, kStreamThompson = 9, kStreamHedge = 10;
+constexpr std::uint64_t kStreamGp = 3, kStreamExplore = 7, kStreamThompson = 9, kStreamHedge = 10,
+                        kStreamForm = 11;
+// The run time's form (EngineOptions::run_time_columns): the particles resampled for its
+// predictions at every candidate.
+constexpr std::size_t kFormDraws = 256;
 // Thompson sampling's joint draw: over every untried candidate when there are at most
 // kThompsonSubset of them, else over the kThompsonTop of lowest lower confidence bound
 // (mean - 2 sd, where nearly all of the draw's minima fall) and a seeded uniform sample of the
@@ -222,6 +228,64 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     }
     p.modelled = true;
     p.hyper = gp->hyper();
+  }
+
+  // The run time's form (EngineOptions::run_time_columns): its expected improvement at every
+  // untried candidate, when its leave-one-out predictions order the successful trials better
+  // than the model's by at least run_time_margin.  Not where the factors are the same
+  // everywhere (gamma 0: the run time alone is the score; its optimum, the fastest allocation,
+  // the model finds as soon).
+  std::vector<double> form_ei;
+  const bool factors_vary =
+      o.score_factor && o.score_factor->size() == n &&
+      *std::max_element(o.score_factor->begin(), o.score_factor->end()) >
+          *std::min_element(o.score_factor->begin(), o.score_factor->end()) * (1 + 1e-12);
+  if (own && !ws && o.run_time_columns && factors_vary && ok_rows.size() >= kTimeModelMinTrials) {
+    if (const auto alloc = allocations_of(cs, *o.run_time_columns)) {
+      std::vector<double> lf(n);
+      for (std::size_t i = 0; i < n; ++i) lf[i] = std::log((*o.score_factor)[i]);
+      std::vector<std::size_t> idx;
+      std::vector<double> lt;
+      for (const auto &ob : done) {
+        idx.push_back(ob.index);
+        lt.push_back(ob.failed ? std::numeric_limits<double>::quiet_NaN()
+                               : std::log(ob.score) - lf[ob.index]);
+      }
+      const RunTimePosterior form =
+          run_time_posterior(*alloc, idx, lt, Rng(o.seed, kStreamForm).next(),
+                             o.run_time_particles, std::min(kFormDraws, o.run_time_particles));
+      const Eigen::Index ns = static_cast<Eigen::Index>(ok_rows.size());
+      Eigen::VectorXd truth(ns), by_form(ns), by_model(ns), loo_mean, loo_var;
+      gp->leave_one_out(&loo_mean, &loo_var);
+      for (Eigen::Index k = 0; k < ns; ++k) {
+        const Eigen::Index r = ok_rows[static_cast<std::size_t>(k)];
+        const std::size_t c = ok_index[static_cast<std::size_t>(k)];
+        truth[k] = y[r];
+        const double f = form.loo()[static_cast<std::size_t>(k)];
+        by_form[k] = std::isnan(f) ? 1e300 : f + lf[c];
+        const double b = bowl.size() > 0 ? bowl[static_cast<Eigen::Index>(c)] : 0.0;
+        by_model[k] = y_mean + y_std * (loo_mean[r] + b) + (log_factor.empty() ? 0.0 : log_factor[c]);
+      }
+      const RankingLoss ranking(truth);
+      const double pairs = static_cast<double>(ranking.pairs());
+      auto concordance = [&](const Eigen::VectorXd &pred) {
+        return pairs > 0 ? 1 - 2 * static_cast<double>(ranking(pred)) / pairs : 0.0;
+      };
+      if (concordance(by_form) >= concordance(by_model) + o.run_time_margin) {
+        form_ei.assign(n, 0.0);
+        const double best = p.best_score;
+        std::vector<double> flt(form.draws());
+        std::vector<char> fruns(form.draws());
+        for (std::size_t i = 0; i < n; ++i) {
+          if (taken[i] != 0) continue;
+          form.predict(i, flt.data(), fruns.data());
+          for (double &v : flt) v += lf[i];
+          exp_in_place(flt.data(), flt.size());
+          for (std::size_t d = 0; d < flt.size(); ++d)
+            if (fruns[d]) form_ei[i] += std::max(best - flt[d], 0.0);
+        }
+      }
+    }
   }
 
   // The weights of the warm start's base models and of the target's own model (history.hpp).
@@ -716,6 +780,21 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   while (p.indices.size() < slots) {
     const std::size_t t = done.size() + pending.size() + p.indices.size();
     std::size_t pick = n;
+    if (!form_ei.empty()) {
+      // The form's pick: the untried candidate of the highest expected improvement over its
+      // particles (the lower index on a tie); none when it expects none.
+      double top = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (taken[i] == 0 && form_ei[i] > top) {
+          top = form_ei[i];
+          pick = i;
+        }
+      if (pick != n) {
+        p.form_modelled = true;
+        take(pick);
+        continue;
+      }
+    }
     if (explore != Explore::none && (scheduled(t) || (collapsed && p.indices.empty()))) {
       pick = explore_pick(t);
       if (pick != n) ++p.explored;

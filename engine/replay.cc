@@ -298,7 +298,8 @@ ReplayRun replay_once(const ReplayProblem &pr, double gamma, const EngineOptions
       run.tried.push_back(i);
       run.proposed_by.push_back(o.strategy != Strategy::bo ? std::string(strategy_name(o.strategy))
                                 : j < p.designed       ? std::string("design")
-                                : p.time_modelled      ? by + " (time)"
+                                : p.form_modelled      ? std::string("model (form)")
+                           : p.time_modelled      ? by + " (time)"
                                                        : by);
       if (!pr.ok[i]) {
         done.push_back(Observation::failure(i));

@@ -65,6 +65,9 @@ EngineOptions ClassExtra::engine_options(double gamma) const {
   // TimeModel=no turns off the warm start's time bases too (at gamma 0 and 1 they order as the
   // scores do, so yes is the automatic choice).
   o.history_time_model = time_model == TimeModel::no ? TimeModel::no : TimeModel::automatic;
+  // The run time's form (EngineOptions::run_time_columns: Slurm's candidates have nodes,
+  // total-cpus and total-mem) models run times too; TimeModel=no turns it off.
+  if (time_model == TimeModel::no) o.run_time_columns.reset();
   o.gamma = gamma;
   return o;
 }
@@ -203,6 +206,7 @@ ClassExtra class_extra(const ClassRecord &c) {
     if (j.contains("time_model"))
       x.time_model = parse_time_model("time_model", j.at("time_model").get<std::string>());
     x.time_modelled = j.value("time_modelled", false);
+    x.form_modelled = j.value("form_modelled", false);
     if (j.contains("failure_edge")) x.failure_edge = j.at("failure_edge").get<EdgeUse>();
     return x;
   } catch (const json::exception &e) {
@@ -229,6 +233,7 @@ std::string format_class_extra(const ClassExtra &x) {
   j["explore"] = explore_name(x.explore);
   j["time_model"] = time_model_name(x.time_model);
   if (x.time_modelled) j["time_modelled"] = true;
+  if (x.form_modelled) j["form_modelled"] = true;
   if (x.failure_edge) j["failure_edge"] = *x.failure_edge;
   return without_nulls(std::move(j)).dump();
 }

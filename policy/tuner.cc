@@ -499,6 +499,11 @@ Decision decide_on(const ClassRecord &c, ClassExtra x, const ClassProblem &p, co
     x.time_modelled = prop.time_modelled;
     d.extra = format_class_extra(x);
   }
+  // And whether it proposed by the run time's form.
+  if (prop.modelled && prop.form_modelled != x.form_modelled) {
+    x.form_modelled = prop.form_modelled;
+    d.extra = format_class_extra(x);
+  }
   // Likewise the failures' edge it used (autotune show).
   if (prop.modelled && prop.failure_edge != x.failure_edge) {
     x.failure_edge = prop.failure_edge;
@@ -704,6 +709,7 @@ ModelView predict_neighbours(const ClassRecord &c, const std::vector<TrialRecord
   // The class's model (its linear term by the class's gamma); only its predictions are read.
   EngineOptions opts = p.settings.engine_options(c.settings.gamma);
   opts.explore = Explore::none;
+  opts.run_time_columns.reset();  // it proposes; the predictions are the Gaussian process's
   opts.stop.budget = 0;  // no stopping: we want the model
   opts.stop.min_improvement = 0;
   opts.stop.ei_fraction = 0;

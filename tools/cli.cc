@@ -373,7 +373,8 @@ ClassModelText class_model_text(const ClassRecord &c, const ClassExtra &cx) {
                      : std::string(explore_name(e))) +
                 (cx.explore == Explore::automatic ? why : "") +
                 (power != 1 ? ", each" + weighted(power) : "") +
-                (time_power != power ? ", the run times' model's each" + weighted(time_power) : "");
+                (time_power != power ? ", the run times' model's each" + weighted(time_power) : "") +
+                (cx.form_modelled ? "; the last by the run time's form (it orders the trials better)" : "");
   return v;
 }
 

@@ -110,6 +110,18 @@ const char kHelp[] =
     "                         an amount fitted to the trials, whose prior standard deviation is\n"
     "                         SD standard deviations of the log score, from 0 (off) to 10\n"
     "                         (default 0.5)\n"
+    "  --run-time-model auto|off|nodes=COL,cpus=COL,mem=COL[/DIVISOR]\n"
+    "                         without a history: the columns of each configuration's node\n"
+    "                         count, vCPUs and memory (GiB, or divided by DIVISOR) in all\n"
+    "                         (cpus-per-node= and mem-per-node= for columns per node); the\n"
+    "                         run time is then also modelled by its form (Amdahl's law, a\n"
+    "                         memory spill, a failure threshold), which proposes whenever it\n"
+    "                         orders the trials better than the Gaussian process by the\n"
+    "                         margin. auto (the default): the columns by their usual names\n"
+    "                         (nodes; total_vcpus or vcpus_per_node; total_mem_gib or\n"
+    "                         mem_gib_per_node; Slurm's total-cpus, total-mem), else off\n"
+    "  --run-time-margin M    that margin in Kendall's concordance, -2 to 2 (default 0.1)\n"
+    "  --run-time-particles N the form's particles, 64 to 100000 (default 1000)\n"
     "  --time-model auto|better|yes|no\n"
     "                         without a history: model the run time and multiply each\n"
     "                         configuration's known score factor back (its cost per second,\n"
@@ -283,7 +295,7 @@ Settings parse_settings(int argc, char **argv) {
                    "history-gate", "history-picks", "history-confirm", "history-confirm-after", "history-doubt",
                    "history-feasibility", "history-own-floor", "history-coherence",
                    "history-top-must-run", "history-time-model", "feasibility-power", "time-linear-trend", "bowl-mean", "time-model", "cheap-design",
-                   "feasibility-iterations", "failure-edge"},
+                   "feasibility-iterations", "failure-edge", "run-time-model", "run-time-margin", "run-time-particles"},
                   {"json", "trace", "help", "history-others"}, "autotune replay");
   args.expect_positional(0, "");
   Settings s;
@@ -399,6 +411,21 @@ Settings parse_settings(int argc, char **argv) {
   if (auto v = args.value("bowl-mean"))
     s.engine.bowl_mean_sd = parse_double("--bowl-mean", *v, 0, 10);
   if (auto v = args.value("time-model")) s.engine.time_model = parse_time_model("--time-model", *v);
+  if (auto v = args.value("run-time-model")) {
+    if (*v == "off") {
+      s.engine.run_time_columns.reset();
+    } else {
+      try {
+        s.engine.run_time_columns = RunTimeColumns::parse(*v);
+      } catch (const Error &e) {
+        throw_invalid("--run-time-model: " + std::string(e.what()) + "; or auto, or off");
+      }
+    }
+  }
+  if (auto v = args.value("run-time-margin"))
+    s.engine.run_time_margin = parse_double("--run-time-margin", *v, -2, 2);
+  if (auto v = args.value("run-time-particles"))
+    s.engine.run_time_particles = static_cast<std::size_t>(parse_int("--run-time-particles", *v, 64, 100000));
   if (auto v = args.value("cheap-design"); v && *v != "auto") {
     try {
       s.engine.cheap_design = parse_double("--cheap-design", *v, 0, 1);

@@ -127,6 +127,7 @@ int cmd_show(const Caller &caller, int argc, char **argv) {
     j["proposals"] = m.proposals;
     j["time_model"] = time_model_name(cx.time_model);
     j["time_modelled"] = cx.time_modelled;
+    j["form_modelled"] = cx.form_modelled;
     if (cx.failure_edge)
       j["failure_edge"] = {{"feature", cx.failure_edge->feature},
                            {"below", cx.failure_edge->below},

@@ -251,6 +251,10 @@ TEST(ClassExtra, TheModelsKeysRead) {
   const ClassExtra back = class_extra(with_extra(format_class_extra(x)));
   EXPECT_EQ(back.time_model, TimeModel::automatic);
   EXPECT_TRUE(back.time_modelled);
+  EXPECT_FALSE(back.form_modelled);
+  x.form_modelled = true;
+  EXPECT_TRUE(class_extra(with_extra(format_class_extra(x))).form_modelled);
+  EXPECT_TRUE(class_extra(with_extra(R"({"form_modelled":true})")).form_modelled);
   try {
     class_extra(with_extra(R"({"time_model":"maybe"})"));
     ADD_FAILURE() << "a damaged time_model was read";

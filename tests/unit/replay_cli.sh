@@ -94,6 +94,14 @@ for k in -1 11 x; do
   expect_fail "bad bowl mean $k" "^autotune replay: --bowl-mean: '$k' is (out of range|not a number); allowed: a number from 0 to 10$" \
     $r --table "$good" --bowl-mean "$k"
 done
+expect_fail "bad run-time columns" "^autotune replay: --run-time-model: the run-time columns: nodes, cpus \(or cpus-per-node\) and mem \(or mem-per-node\) must all be given; or auto, or off$" \
+  $r --table "$good" --run-time-model nodes=nodes
+expect_fail "bad run-time key" "^autotune replay: --run-time-model: the run-time columns: 'disks=d' is not KEY=COLUMN; the keys: nodes, cpus or cpus-per-node, mem or mem-per-node; or auto, or off$" \
+  $r --table "$good" --run-time-model nodes=nodes,disks=d
+expect_fail "bad run-time margin" "^autotune replay: --run-time-margin: '3' is out of range; allowed: a number from -2 to 2$" \
+  $r --table "$good" --run-time-margin 3
+expect_fail "bad run-time particles" "^autotune replay: --run-time-particles: '10' is out of range; allowed: a whole number from 64 to 100000$" \
+  $r --table "$good" --run-time-particles 10
 expect_fail "bad time model" "^autotune replay: --time-model: 'maybe' is not allowed; allowed: auto, better, yes, no \(or true, false, 1, 0, on, off\)$" \
   $r --table "$good" --time-model maybe
 expect_fail "bad time linear trend" "^autotune replay: --time-linear-trend: 'maybe' is not allowed; allowed: auto, yes, no \(or true, false, 1, 0, on, off\)$" \
@@ -300,4 +308,23 @@ for args in "--help" "replay --help" "help replay"; do
 done
 "$at" >/dev/null 2>&1; rc=$?
 if [ "$rc" = 2 ]; then echo "ok: no command exits 2"; else echo "FAIL: no command exits $rc"; fail=1; fi
+# The run time's form: on by default where the columns have their usual names (a node count,
+# vCPUs and GiB per node of VM types), with a margin of 0.2; the same search as the columns
+# named, and not the search without it.  Workloads of its form: 8 node counts x 3 VM sizes x 3
+# memory ratios; failures below a third of a 200 GiB data set.
+awk 'BEGIN { print "app,nodes,vcpus_per_node,mem_gib_per_node,time_s,cost,ok"
+  split("2 4 6 8 12 16 24 32", ns, " ")
+  for (a = 0; a < 2; a++) for (i = 1; i <= 8; i++) for (v = 2; v <= 8; v *= 2) for (g = 2; g <= 8; g *= 2) {
+    n = ns[i]; c = n * v; m = c * g; d = 200 * (1 + a)
+    t = 60 + 2e5 / c ^ 0.9 + 3 * n; if (m < d) t *= 2.5 * sqrt(d / m); if (g < 3) t *= 1 + 0.1 * (3 - g)
+    app = a ? "b" : "a"
+    if (m >= d / 3) printf "%s,%d,%d,%d,%.1f,%.4f,1\n", app, n, v, g * v, t, n * (0.05 * v + 0.01 * g * v) * t / 3600
+    else printf "%s,%d,%d,%d,,,0\n", app, n, v, g * v } }' >"$tmp/form.csv"
+mv "$tmp/cliff.csv" "$tmp/cliff.kept"; cp "$tmp/form.csv" "$tmp/cliff.csv"
+default_is "the run time's form" "--gamma 1 --features nodes,vcpus_per_node,mem_gib_per_node" \
+  "--run-time-model nodes=nodes,cpus-per-node=vcpus_per_node,mem-per-node=mem_gib_per_node --run-time-margin 0.1" \
+  "--run-time-model off"
+default_is "the run time's form's margin" "--gamma 1 --features nodes,vcpus_per_node,mem_gib_per_node" \
+  "--run-time-margin 0.1" "--run-time-margin -1"
+mv "$tmp/cliff.kept" "$tmp/cliff.csv"
 exit $fail

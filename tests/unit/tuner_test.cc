@@ -339,12 +339,13 @@ TEST_F(TunerTest, TheCandidatesBillingRatesReachTheEngineAsScoreFactors) {
 
 // The engine's proposal, as if its step had (not) been a model step that used the time model and
 // a failures' edge.
-template <bool Modelled, bool TimeModelled, bool Edge = false>
+template <bool Modelled, bool TimeModelled, bool Edge = false, bool Form = false>
 Proposal step_as(const CandidateSet &cs, const std::vector<Observation> &done, const std::vector<std::size_t> &pending,
                  std::size_t k, const EngineOptions &o) {
   Proposal p = propose(cs, done, pending, k, o);
   p.modelled = Modelled;
   p.time_modelled = TimeModelled;
+  p.form_modelled = Form;
   if (Edge) p.failure_edge = EdgeUse{"total-mem", true, 512, 3};
   else p.failure_edge.reset();
   return p;
@@ -381,6 +382,19 @@ TEST_F(TunerTest, TheLastModelStepsUseOfTheTimeModelAndItsFailuresEdgeAreKept) {
   ASSERT_TRUE(d.extra);
   c.settings.extra = *d.extra;
   EXPECT_FALSE(class_extra(c).failure_edge);
+  // Whether the run time's form proposed: kept, left by a step without a model, cleared by a
+  // model step without it.
+  d = decide(c, trials_, conf_of(""), step_as<true, false, false, true>);
+  ASSERT_TRUE(d.extra);
+  c.settings.extra = *d.extra;
+  EXPECT_TRUE(class_extra(c).form_modelled);
+  d = decide(c, trials_, conf_of(""), step_as<false, false>);
+  EXPECT_FALSE(d.extra) << *d.extra;
+  EXPECT_TRUE(class_extra(c).form_modelled);
+  d = decide(c, trials_, conf_of(""), step_as<true, false>);
+  ASSERT_TRUE(d.extra);
+  c.settings.extra = *d.extra;
+  EXPECT_FALSE(class_extra(c).form_modelled);
 }
 
 // A pending trial whose job ended before it started (or is gone from slurmctld) is abandoned; one

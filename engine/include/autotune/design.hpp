@@ -138,6 +138,9 @@ constexpr double kSmallDesignGammaHigh = 0.5;
 // time model").
 constexpr double kTimeModelMargin = 0.3;
 constexpr std::size_t kTimeModelMinTrials = 4;
+// EngineOptions::run_time_margin: chosen among 0, 0.1 and 0.2 on the choosing sets (bench/README.md,
+// "The run time's form in the engine").
+constexpr double kRunTimeMargin = 0.1;
 // From gamma kTimeModelTurnsGammaLow to below 1, over numeric features only,
 // TimeModel::automatic also lets the time model take turns with the score model: at a step with
 // an odd number of successful trials it is used unless its concordance falls below the score
@@ -229,6 +232,22 @@ std::optional<std::size_t> parse_initial_trials(std::string_view field, std::str
 bool automatic_history_design(double gamma);
 // Throws Error(invalid_argument) naming `field` and the allowed values.
 Explore parse_explore(std::string_view field, std::string_view value);
+
+// Which numeric features of a candidate set are the allocation's node count, vCPUs and memory
+// (in all, or per node), and the factor that turns that memory into GiB (run_time_model.hpp).
+struct RunTimeColumns {
+  std::string nodes = "nodes", cpus = "total-cpus", mem = "total-mem";
+  bool cpus_per_node = false, mem_per_node = false;  // the column is per node: times nodes
+  double mem_to_gib = 1.0 / 1024;                    // from_candidates(): MB
+  // allocations_of() looks for the columns by their usual names instead: nodes; total-cpus,
+  // total_vcpus or total_cpus, else vcpus_per_node, cpus_per_node or node-cpus per node;
+  // total-mem (MB) or total_mem_gib, else mem_gib_per_node or node-mem (MB) per node.
+  bool automatic = false;
+  // "auto", or "nodes=COL,cpus=COL,mem=COL[/DIVISOR]" with cpus-per-node= or mem-per-node= in
+  // place of cpus= or mem= for a column per node (memory in GiB unless divided).  Throws
+  // Error(invalid_argument) naming the part that is wrong.
+  static RunTimeColumns parse(const std::string &text);
+};
 
 struct EngineOptions {
   Strategy strategy = Strategy::bo;
@@ -443,6 +462,21 @@ struct EngineOptions {
   // keeps the target's own uncertainty driving exploration.
   enum class HistoryMode { rgpe, taf };
   HistoryMode history_mode = HistoryMode::rgpe;  // chosen by bench/engine-cv (bench/README.md)
+  // The run time's form (run_time_model.hpp): without a history, once score factors are known
+  // and differ (gamma above 0), over candidates whose allocation these columns give (nodes,
+  // vCPUs and memory), a
+  // particle posterior of a data-parallel job's run time by Amdahl's law, a memory spill and a
+  // failure threshold.  At every model step from kTimeModelMinTrials successful trials on,
+  // when its leave-one-out predictions order the successful trials better than the Gaussian
+  // process's by at least run_time_margin (Kendall's concordance, from -1 to 1), the step
+  // proposes by the expected improvement over its particles instead.  Unset: off.  The default
+  // looks for the columns by their usual names (RunTimeColumns::automatic), so it is on for
+  // Slurm's candidates and for tables of node counts and VM types, and off elsewhere (the
+  // parameter-server shapes).  Chosen by replay (bench/README.md, "The run time's form in the
+  // engine").
+  std::optional<RunTimeColumns> run_time_columns = RunTimeColumns::parse("auto");
+  double run_time_margin = kRunTimeMargin;  // from -2 to 2
+  std::size_t run_time_particles = 1000;    // from 64 to 100,000
   GpFitOptions gp;          // its seed is derived from `seed`
   bool predictions = true;  // fill Proposal::predictions
   // Throws Error(invalid_argument) for initial_trials = 0, design_draws = 0, xi < 0, a share
@@ -509,6 +543,8 @@ struct Proposal {
   std::size_t explored = 0;
   // Whether the model steps modelled the run time (EngineOptions::time_model) rather than the score.
   bool time_modelled = false;
+  // Whether the model steps proposed by the run time's form (EngineOptions::run_time_columns).
+  bool form_modelled = false;
   // The failures' edge the model step used (EngineOptions::failure_edge, FailureEdge): its
   // feature, whether the failures lie below the successes' values of it (or above), the
   // innermost failure's value, and how many failures lie there.  Unset: none.

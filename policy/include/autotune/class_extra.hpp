@@ -82,6 +82,9 @@ struct ClassExtra {
   // bases (EngineOptions::history_time_model).
   TimeModel time_model = TimeModel::automatic;
   bool time_modelled = false;
+  // Whether the class's last model step proposed by the run time's form
+  // (Proposal::form_modelled, EngineOptions::run_time_columns; for autotune show).
+  bool form_modelled = false;
   // The failures' edge the class's last model step used (Proposal::failure_edge; for autotune
   // show): where three or more failed trials lie beyond every successful one along a feature.
   std::optional<EdgeUse> failure_edge;
