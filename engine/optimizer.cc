@@ -231,8 +231,9 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   }
 
   // The run time's form (EngineOptions::run_time_columns): its expected improvement at every
-  // untried candidate, when its leave-one-out predictions order the successful trials better
-  // than the model's by at least run_time_margin.  Not where the factors are the same
+  // untried candidate, when it explains every trial's success or failure and its leave-one-out
+  // predictions order the successful trials better than the model's by at least
+  // run_time_margin.  Not where the factors are the same
   // everywhere (gamma 0: the run time alone is the score; its optimum, the fastest allocation,
   // the model finds as soon).
   std::vector<double> form_ei;
@@ -271,7 +272,11 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       auto concordance = [&](const Eigen::VectorXd &pred) {
         return pairs > 0 ? 1 - 2 * static_cast<double>(ranking(pred)) / pairs : 0.0;
       };
-      if (concordance(by_form) >= concordance(by_model) + o.run_time_margin) {
+      // Only while the form explains every trial: a failure it predicts to run, or a run it
+      // predicts to fail, is a workload outside its form (one that fails on few nodes whatever
+      // their memory), where its confident predictions would steer the search away.
+      if (form.unexplained() == 0 &&
+          concordance(by_form) >= concordance(by_model) + o.run_time_margin) {
         form_ei.assign(n, 0.0);
         const double best = p.best_score;
         std::vector<double> flt(form.draws());

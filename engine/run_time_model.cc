@@ -316,9 +316,14 @@ RunTimePosterior run_time_posterior(const Allocations &a, const std::vector<std:
   // sqrt(n) times their mean (truncated importance sampling, Ionides 2008), among the particles
   // that predict it runs.
   for (std::size_t j = 0; j < m; ++j) {
-    if (std::isnan(log_time[j])) continue;
     std::fill(inc.begin(), inc.end(), 0.0);
     add_log_likelihood(ps, rows[j], log_time[j], inc.data(), lt.data(), runs.data());
+    // The posterior's own verdict on the trial: a weighted majority of the particles predicting
+    // the other outcome is a trial the form cannot explain.
+    double p_runs = 0;
+    for (std::size_t p = 0; p < n; ++p) p_runs += runs[p] ? w[p] : 0.0;
+    out.unexplained_ += std::isnan(log_time[j]) ? p_runs > 0.5 : p_runs < 0.5;
+    if (std::isnan(log_time[j])) continue;
     std::vector<double> r(n, 0.0);
     double top = -std::numeric_limits<double>::infinity();
     for (std::size_t p = 0; p < n; ++p)

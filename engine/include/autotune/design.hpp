@@ -467,9 +467,11 @@ struct EngineOptions {
   // vCPUs and memory), a
   // particle posterior of a data-parallel job's run time by Amdahl's law, a memory spill and a
   // failure threshold.  At every model step from kTimeModelMinTrials successful trials on,
-  // when its leave-one-out predictions order the successful trials better than the Gaussian
-  // process's by at least run_time_margin (Kendall's concordance, from -1 to 1), the step
-  // proposes by the expected improvement over its particles instead.  Unset: off.  The default
+  // when its posterior explains every trial (none that most of it predicts to fail ran, none
+  // that most of it predicts to run failed) and its leave-one-out predictions order the
+  // successful trials better than the Gaussian process's by at least run_time_margin (Kendall's
+  // concordance, from -1 to 1), the step proposes by the expected improvement over its
+  // particles instead.  Unset: off.  The default
   // looks for the columns by their usual names (RunTimeColumns::automatic), so it is on for
   // Slurm's candidates and for tables of node counts and VM types, and off elsewhere (the
   // parameter-server shapes).  Chosen by replay (bench/README.md, "The run time's form in the

@@ -56,6 +56,9 @@ class RunTimePosterior {
   // (importance-weighted leave-one-out, truncated; among the particles that predict it runs;
   // NaN when none does).
   const std::vector<double> &loo() const { return loo_; }
+  // How many of the trials the posterior does not explain: a failure that most of its weight
+  // predicts to run, or a run that most of it predicts to fail (the form cannot hold them all).
+  std::size_t unexplained() const { return unexplained_; }
 
  private:
   friend RunTimePosterior run_time_posterior(const Allocations &, const std::vector<std::size_t> &,
@@ -64,6 +67,7 @@ class RunTimePosterior {
   std::shared_ptr<const Particles> draws_;
   std::shared_ptr<const Allocations> allocations_;
   std::vector<double> loo_;
+  std::size_t unexplained_ = 0;
 };
 
 // The posterior given the trials: `index` the candidates tried, `log_time` their log run times
