@@ -280,6 +280,11 @@ TEST(ClassModelLines, WhatAutotuneShowSaysOfTheModel) {
   EXPECT_EQ(t.proposals, "expected improvement, local search near the best on 0.4 of the proposals (auto at gamma 0.5)");
   c.settings.gamma = 0.3;  // Thompson sampling from 0.25 to below 0.4
   EXPECT_EQ(class_model_text(c, cx).proposals, "Thompson sampling (auto at gamma 0.3)");
+  // The last proposal by the run time's form.
+  cx.form_modelled = true;
+  EXPECT_EQ(class_model_text(c, cx).proposals,
+            "Thompson sampling (auto at gamma 0.3); the last by the run time's form (it orders the trials better)");
+  cx.form_modelled = false;
   c.settings.gamma = 0.5;
   // LinearTrend=no holds for both models; TimeModel=no has no run times' model to speak of.
   c.settings.gamma = 0.9;
