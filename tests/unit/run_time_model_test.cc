@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "autotune/error.hpp"
@@ -55,6 +56,15 @@ struct Workload {
     return t;
   }
   Allocations allocations() const { return *allocations_of(cs, RunTimeColumns::parse("nodes=nodes,cpus=cpus,mem=mem")); }
+  // Every step-th candidate from `first` as a trial: its log run time, or NaN where it fails.
+  std::pair<std::vector<std::size_t>, std::vector<double>> trials(std::size_t first, std::size_t step) const {
+    std::pair<std::vector<std::size_t>, std::vector<double>> t;
+    for (std::size_t i = first; i < size(); i += step) {
+      t.first.push_back(i);
+      t.second.push_back(runs(i) ? std::log(time(i)) : std::numeric_limits<double>::quiet_NaN());
+    }
+    return t;
+  }
 };
 
 }  // namespace
@@ -128,12 +138,7 @@ TEST(RunTimeColumns, AutoFindsTheUsualNames) {
 TEST(RunTimePosterior, LearnsAWorkloadOfItsFormFromTenTrials) {
   const Workload w;
   const Allocations a = w.allocations();
-  std::vector<std::size_t> idx;
-  std::vector<double> lt;
-  for (std::size_t i = 0; i < w.size(); i += 7) {
-    idx.push_back(i);
-    lt.push_back(w.runs(i) ? std::log(w.time(i)) : std::numeric_limits<double>::quiet_NaN());
-  }
+  const auto [idx, lt] = w.trials(0, 7);
   ASSERT_EQ(idx.size(), 11u);
   const RunTimePosterior post = run_time_posterior(a, idx, lt, 5, 2000, 256);
   ASSERT_EQ(post.draws(), 256u);
@@ -192,12 +197,7 @@ TEST(RunTimePosterior, CountsTheTrialsItCannotExplain) {
 TEST(RunTimePosterior, ResumingAStepGivesWhatStartingOverGives) {
   const Workload w;
   const Allocations a = w.allocations();
-  std::vector<std::size_t> idx;
-  std::vector<double> lt;
-  for (std::size_t i = 1; i < w.size(); i += 9) {
-    idx.push_back(i);
-    lt.push_back(w.runs(i) ? std::log(w.time(i)) : std::numeric_limits<double>::quiet_NaN());
-  }
+  const auto [idx, lt] = w.trials(1, 9);
   auto predictions = [&](const RunTimePosterior &p) {
     std::vector<double> all, d(p.draws());
     std::vector<char> r(p.draws());
