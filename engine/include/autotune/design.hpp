@@ -464,18 +464,16 @@ struct EngineOptions {
   HistoryMode history_mode = HistoryMode::rgpe;  // chosen by bench/engine-cv (bench/README.md)
   // The run time's form (run_time_model.hpp): without a history, once score factors are known
   // and differ (gamma above 0), over candidates whose allocation these columns give (nodes,
-  // vCPUs and memory), a
-  // particle posterior of a data-parallel job's run time by Amdahl's law, a memory spill and a
-  // failure threshold.  At every model step from kTimeModelMinTrials successful trials on,
-  // when its posterior explains every trial (none that most of it predicts to fail ran, none
-  // that most of it predicts to run failed) and its leave-one-out predictions order the
-  // successful trials better than the Gaussian process's by at least run_time_margin (Kendall's
-  // concordance, from -1 to 1), the step proposes by the expected improvement over its
-  // particles instead.  Unset: off.  The default
-  // looks for the columns by their usual names (RunTimeColumns::automatic), so it is on for
-  // Slurm's candidates and for tables of node counts and VM types, and off elsewhere (the
-  // parameter-server shapes).  Chosen by replay (bench/README.md, "The run time's form in the
-  // engine").
+  // vCPUs and memory), a particle posterior of a data-parallel job's run time by Amdahl's law,
+  // a memory spill and a failure threshold.  At every model step from kTimeModelMinTrials
+  // successful trials on, when its posterior explains every trial (none that most of it
+  // predicts to fail ran, none that most of it predicts to run failed) and its leave-one-out
+  // predictions order the successful trials better than the Gaussian process's by at least
+  // run_time_margin (Kendall's concordance, from -1 to 1), the step proposes by the expected
+  // improvement over its particles instead.  Unset: off.  The default looks for the columns by
+  // their usual names (RunTimeColumns::automatic), so it is on for Slurm's candidates and for
+  // tables of node counts and VM types, and off elsewhere (the parameter-server shapes).
+  // Chosen by replay (bench/README.md, "The run time's form in the engine").
   std::optional<RunTimeColumns> run_time_columns = RunTimeColumns::parse("auto");
   double run_time_margin = kRunTimeMargin;  // from -2 to 2
   std::size_t run_time_particles = 1000;    // from 64 to 100,000
@@ -485,7 +483,8 @@ struct EngineOptions {
   // or collapse fraction outside [0, 1], a history gate or history_feasibility outside [0, 10],
   // a history_confirm above 10 or not a number, a history_doubt above 100, a history_own_floor outside [0, 1000], a
   // history_coherence outside [-1, 1], a feasibility_power outside [1, 64], feasibility_iterations outside [1, 50], a bowl_mean_sd outside [0, 10], a
-  // score_factor or rate value not finite or <= 0, a cheap_design outside (0, 1], bad stop.
+  // score_factor or rate value not finite or <= 0, a cheap_design outside (0, 1], a
+  // run_time_margin outside [-2, 2], run_time_particles outside [64, 100000], bad stop.
   void validate() const;
 };
 
