@@ -156,6 +156,25 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     const auto [lo, hi] = std::minmax_element(log_factor.begin(), log_factor.end());
     if (*hi - *lo < 1e-12) log_factor.clear();
   }
+  // The measured log scores of the successful trials, and an own model's leave-one-out
+  // predictions of them (the bowl and log f added back): what the time model and the run time's
+  // form are chosen by (RankingLoss::concordance()).
+  const Eigen::Index ns = static_cast<Eigen::Index>(ok_rows.size());
+  Eigen::VectorXd ok_log_score(ns);
+  for (Eigen::Index k = 0; k < ns; ++k) ok_log_score[k] = y[ok_rows[static_cast<std::size_t>(k)]];
+  const RankingLoss ok_ranking(ok_log_score);
+  auto loo_log_scores = [&](const OwnModel &m, bool time) {
+    Eigen::VectorXd loo_mean, loo_var;
+    m.gp->leave_one_out(&loo_mean, &loo_var);
+    Eigen::VectorXd pred(ns);
+    for (Eigen::Index k = 0; k < ns; ++k) {
+      const Eigen::Index r = ok_rows[static_cast<std::size_t>(k)];
+      const std::size_t c = static_cast<std::size_t>(row_index[static_cast<std::size_t>(r)]);
+      const double b = m.bowl.size() > 0 ? m.bowl[static_cast<Eigen::Index>(c)] : 0.0;
+      pred[k] = m.mean + m.std * (loo_mean[r] + b) + (time ? log_factor[c] : 0.0);
+    }
+    return pred;
+  };
   OwnModel own_model;
   if (log_factor.empty()) {
     own_model = fit_own(y, false);
@@ -174,25 +193,9 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     } else if (ok_rows.size() < kTimeModelMinTrials) {
       own_model = fit_own(y, false);
     } else {
-      // Each model's leave-one-out predictions of the log scores of the successful trials
-      // (the bowl and log f added back), against the log scores: Kendall's concordance, the
-      // pairs in the same order less the pairs in the other, over the pairs (ranking_loss()).
-      const Eigen::Index ns = static_cast<Eigen::Index>(ok_rows.size());
-      Eigen::VectorXd truth(ns);
-      for (Eigen::Index k = 0; k < ns; ++k) truth[k] = y[ok_rows[static_cast<std::size_t>(k)]];
-      const RankingLoss ranking(truth);
+      // Each model's leave-one-out predictions against the measured log scores.
       auto concordance = [&](const OwnModel &m, bool time) {
-        Eigen::VectorXd loo_mean, loo_var;
-        m.gp->leave_one_out(&loo_mean, &loo_var);
-        Eigen::VectorXd pred(ns);
-        for (Eigen::Index k = 0; k < ns; ++k) {
-          const Eigen::Index r = ok_rows[static_cast<std::size_t>(k)];
-          const std::size_t c = static_cast<std::size_t>(row_index[static_cast<std::size_t>(r)]);
-          const double b = m.bowl.size() > 0 ? m.bowl[static_cast<Eigen::Index>(c)] : 0.0;
-          pred[k] = m.mean + m.std * (loo_mean[r] + b) + (time ? log_factor[c] : 0.0);
-        }
-        const double pairs = static_cast<double>(ranking.pairs());
-        return pairs > 0 ? 1 - 2 * static_cast<double>(ranking(pred)) / pairs : 0.0;
+        return ok_ranking.concordance(loo_log_scores(m, time));
       };
       // The time model when it orders the trials clearly better; from gamma 0.5 to below 1 over
       // numeric features also at every other step, unless it orders them clearly worse.
@@ -254,28 +257,17 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       const RunTimePosterior form =
           run_time_posterior(*alloc, idx, lt, Rng(o.seed, kStreamForm).next(),
                              o.run_time_particles, std::min(kFormDraws, o.run_time_particles));
-      const Eigen::Index ns = static_cast<Eigen::Index>(ok_rows.size());
-      Eigen::VectorXd truth(ns), by_form(ns), by_model(ns), loo_mean, loo_var;
-      gp->leave_one_out(&loo_mean, &loo_var);
+      Eigen::VectorXd by_form(ns);
       for (Eigen::Index k = 0; k < ns; ++k) {
-        const Eigen::Index r = ok_rows[static_cast<std::size_t>(k)];
-        const std::size_t c = ok_index[static_cast<std::size_t>(k)];
-        truth[k] = y[r];
         const double f = form.loo()[static_cast<std::size_t>(k)];
-        by_form[k] = std::isnan(f) ? 1e300 : f + lf[c];
-        const double b = bowl.size() > 0 ? bowl[static_cast<Eigen::Index>(c)] : 0.0;
-        by_model[k] = y_mean + y_std * (loo_mean[r] + b) + (log_factor.empty() ? 0.0 : log_factor[c]);
+        by_form[k] = std::isnan(f) ? 1e300 : f + lf[ok_index[static_cast<std::size_t>(k)]];
       }
-      const RankingLoss ranking(truth);
-      const double pairs = static_cast<double>(ranking.pairs());
-      auto concordance = [&](const Eigen::VectorXd &pred) {
-        return pairs > 0 ? 1 - 2 * static_cast<double>(ranking(pred)) / pairs : 0.0;
-      };
       // Only while the form explains every trial: a failure it predicts to run, or a run it
       // predicts to fail, is a workload outside its form (one that fails on few nodes whatever
       // their memory), where its confident predictions would steer the search away.
       if (form.unexplained() == 0 &&
-          concordance(by_form) >= concordance(by_model) + o.run_time_margin) {
+          ok_ranking.concordance(by_form) >=
+              ok_ranking.concordance(loo_log_scores(own_model, p.time_modelled)) + o.run_time_margin) {
         form_ei.assign(n, 0.0);
         const double best = p.best_score;
         std::vector<double> flt(form.draws());
@@ -301,7 +293,6 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     std::vector<std::size_t> failed_index;
     for (const auto &ob : done)
       if (ob.failed) failed_index.push_back(ob.index);
-    const Eigen::Index ns = static_cast<Eigen::Index>(ok_rows.size());
     const Eigen::Index nr = ns + static_cast<Eigen::Index>(failed_index.size());
     std::vector<Eigen::VectorXd> bm(nb, Eigen::VectorXd(nr)), bv(nb, Eigen::VectorXd(nr));
     Eigen::VectorXd yo(nr), lm, lv;

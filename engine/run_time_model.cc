@@ -148,43 +148,32 @@ std::vector<std::size_t> systematic(const std::vector<double> &w, std::size_t co
 // The particles after a call's trials (run_time_posterior), kept for the next call.
 struct SmcState {
   std::uint64_t seed = 0;
-  std::vector<double> nodes, cpus, mem_gib;
+  Allocations allocations;
   std::vector<std::size_t> index;
   std::vector<double> log_time;
   std::array<std::vector<double>, kParams> th;
   std::vector<double> ll, logw;
 
   static bool same(double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
-  // Whether `index` and `log_time` begin with this state's trials, for the same allocations,
-  // seed and number of particles.
+  // Whether `idx` and `lt` begin with this state's trials, for the same allocations, seed and
+  // number of particles.
   bool resumes(const Allocations &a, const std::vector<std::size_t> &idx,
                const std::vector<double> &lt, std::uint64_t s, std::size_t n) const {
-    if (s != seed || ll.size() != n || index.size() > idx.size() || a.nodes != nodes ||
-        a.cpus != cpus || a.mem_gib != mem_gib)
+    if (s != seed || ll.size() != n || index.size() > idx.size() || a.nodes != allocations.nodes ||
+        a.cpus != allocations.cpus || a.mem_gib != allocations.mem_gib)
       return false;
     for (std::size_t j = 0; j < index.size(); ++j)
       if (index[j] != idx[j] || !same(log_time[j], lt[j])) return false;
     return true;
   }
-  void keep(const Allocations &a, const std::vector<std::size_t> &idx,
-            const std::vector<double> &lt, std::uint64_t s,
-            const std::array<std::vector<double>, kParams> &t, const std::vector<double> &l,
-            const std::vector<double> &w) {
-    seed = s;
-    nodes = a.nodes;
-    cpus = a.cpus;
-    mem_gib = a.mem_gib;
-    index = idx;
-    log_time = lt;
-    th = t;
-    ll = l;
-    logw = w;
-  }
 };
 
 }  // namespace
 
-std::optional<Allocations> allocations_of(const CandidateSet &cs, const RunTimeColumns &columns) {
+namespace {
+
+// The allocations of `cs` by `columns` into *out, or why there are none.
+std::string resolve(const CandidateSet &cs, const RunTimeColumns &columns, Allocations *out) {
   auto find = [&](const std::string &name) -> const std::vector<double> * {
     for (const auto &col : cs.columns())
       if (col.name == name && col.scale != Scale::categorical && !col.numbers.empty())
@@ -207,18 +196,33 @@ std::optional<Allocations> allocations_of(const CandidateSet &cs, const RunTimeC
     if (c.mem.empty()) c.mem = first({"mem_gib_per_node", "node-mem"});
     c.mem_to_gib = c.mem == "total-mem" || c.mem == "node-mem" ? 1.0 / 1024 : 1.0;
   }
-  const auto *nodes = find(c.nodes), *cpus = find(c.cpus), *mem = find(c.mem);
-  if (!nodes || !cpus || !mem) return std::nullopt;
-  Allocations a;
-  a.nodes = *nodes;
-  a.cpus = *cpus;
-  a.mem_gib = *mem;
+  for (const std::string *name : {&c.nodes, &c.cpus, &c.mem})
+    if (!find(*name))
+      return "'" + *name + "' is not a numeric feature (give it in --features or --derive)";
+  Allocations &a = *out;
+  a.nodes = *find(c.nodes);
+  a.cpus = *find(c.cpus);
+  a.mem_gib = *find(c.mem);
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (c.cpus_per_node) a.cpus[i] *= a.nodes[i];
     a.mem_gib[i] *= c.mem_to_gib * (c.mem_per_node ? a.nodes[i] : 1.0);
-    if (!(a.nodes[i] > 0 && a.cpus[i] > 0 && a.mem_gib[i] > 0)) return std::nullopt;
+    if (!(a.nodes[i] > 0 && a.cpus[i] > 0 && a.mem_gib[i] > 0))
+      return "configuration " + cs.label(i) + " has a node count, vCPUs or memory that is not > 0";
   }
+  return "";
+}
+
+}  // namespace
+
+std::optional<Allocations> allocations_of(const CandidateSet &cs, const RunTimeColumns &columns) {
+  Allocations a;
+  if (!resolve(cs, columns, &a).empty()) return std::nullopt;
   return a;
+}
+
+std::string allocations_error(const CandidateSet &cs, const RunTimeColumns &columns) {
+  Allocations a;
+  return resolve(cs, columns, &a);
 }
 
 RunTimePosterior run_time_posterior(const Allocations &a, const std::vector<std::size_t> &index,
@@ -307,8 +311,7 @@ RunTimePosterior run_time_posterior(const Allocations &a, const std::vector<std:
       ps.values();
     }
   }
-  if (!last) last.emplace();
-  last->keep(a, index, log_time, seed, ps.th, ll, logw);
+  last = SmcState{seed, a, index, log_time, ps.th, ll, logw};
 
   RunTimePosterior out;
   const std::vector<double> w = normalized(logw);

@@ -18,6 +18,7 @@
 #include "autotune/objective.hpp"
 #include "autotune/optimizer.hpp"
 #include "autotune/replay.hpp"
+#include "autotune/run_time_model.hpp"
 #include "autotune/table.hpp"
 #include "autotune/units.hpp"
 #include "args.hpp"
@@ -494,6 +495,11 @@ int cmd_replay(const Caller &caller, int argc, char **argv) {
   try {
     const Table table = Table::read_csv(s.table);
     const std::vector<ReplayProblem> problems = load_problems(table, s.spec);
+    // Columns named for the run time's form must be there (auto turns it off where they are not).
+    if (s.engine.run_time_columns && !s.engine.run_time_columns->automatic)
+      for (const auto &pr : problems)
+        if (const std::string e = allocations_error(pr.candidates, *s.engine.run_time_columns); !e.empty())
+          throw_invalid("--run-time-model: problem '" + pr.name + "': " + e);
     std::vector<ReplayProblem> history_problems;
     if (!s.history_file.empty())
       history_problems = load_problems(Table::read_csv(s.history_file), s.spec);

@@ -98,6 +98,8 @@ expect_fail "bad run-time columns" "^autotune replay: --run-time-model: the run-
   $r --table "$good" --run-time-model nodes=nodes
 expect_fail "bad run-time key" "^autotune replay: --run-time-model: the run-time columns: 'disks=d' is not KEY=COLUMN; the keys: nodes, cpus or cpus-per-node, mem or mem-per-node; or auto, or off$" \
   $r --table "$good" --run-time-model nodes=nodes,disks=d
+expect_fail "run-time column not a feature" "^autotune replay: --run-time-model: problem 'a': 'typo' is not a numeric feature \(give it in --features or --derive\)$" \
+  $r --table "$good" --run-time-model nodes=nodes,cpus=typo,mem=nodes
 expect_fail "bad run-time margin" "^autotune replay: --run-time-margin: '3' is out of range; allowed: a number from -2 to 2$" \
   $r --table "$good" --run-time-margin 3
 expect_fail "bad run-time particles" "^autotune replay: --run-time-particles: '10' is out of range; allowed: a whole number from 64 to 100000$" \

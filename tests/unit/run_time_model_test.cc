@@ -103,6 +103,11 @@ TEST(RunTimeColumns, AllocationsNeedNumericColumnsAboveZero) {
   EXPECT_FALSE(allocations_of(cs, RunTimeColumns::parse("nodes=nodes,cpus=cpus,mem=gone")));
   EXPECT_FALSE(allocations_of(cs, RunTimeColumns::parse("nodes=nodes,cpus=flavor,mem=mem")));
   EXPECT_FALSE(allocations_of(cs, RunTimeColumns::parse("nodes=zero,cpus=cpus,mem=mem")));
+  EXPECT_EQ(allocations_error(cs, RunTimeColumns::parse("nodes=nodes,cpus=flavor,mem=mem")),
+            "'flavor' is not a numeric feature (give it in --features or --derive)");
+  EXPECT_NE(allocations_error(cs, RunTimeColumns::parse("nodes=zero,cpus=cpus,mem=mem")).find("is not > 0"),
+            std::string::npos);
+  EXPECT_EQ(allocations_error(cs, RunTimeColumns::parse("nodes=nodes,cpus=cpus,mem=mem/1024")), "");
   // Columns per node are multiplied by the nodes.
   const auto per = allocations_of(cs, RunTimeColumns::parse("nodes=nodes,cpus-per-node=cpus,mem-per-node=mem/1024"));
   ASSERT_TRUE(per);

@@ -618,6 +618,11 @@ class RankingLoss {
   Eigen::Index position(Eigen::Index j) const { return pos_[static_cast<std::size_t>(j)]; }
   std::size_t pairs() const { return pairs_; }        // pairs of distinct y
   std::size_t operator()(const Eigen::VectorXd &s) const;
+  // Kendall's concordance of s with y: the pairs in the same order less the pairs in the other,
+  // over the pairs, from -1 to 1 (0 without pairs).
+  double concordance(const Eigen::VectorXd &s) const {
+    return pairs_ > 0 ? 1 - 2 * static_cast<double>((*this)(s)) / static_cast<double>(pairs_) : 0.0;
+  }
   // The loss of s given in y's order: t[position(j)] = s[j].
   std::size_t sorted(const Eigen::VectorXd &t) const;
 

@@ -42,6 +42,8 @@ struct Allocations {
 // The allocations of `cs`'s candidates, or nullopt when a named column is missing, categorical,
 // or has a value that is not > 0.
 std::optional<Allocations> allocations_of(const CandidateSet &cs, const RunTimeColumns &columns);
+// Why allocations_of() gives nullopt, naming the column or configuration ("" when it does not).
+std::string allocations_error(const CandidateSet &cs, const RunTimeColumns &columns);
 
 struct Particles;  // run_time_model.cc
 
