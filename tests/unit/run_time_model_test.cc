@@ -221,7 +221,10 @@ TEST(RunTimePosterior, ResumingAStepGivesWhatStartingOverGives) {
   const std::vector<double> resumed = predictions(run_time_posterior(a, idx, lt, 9, 500, 100));
   // In a thread of its own: all of them from the prior.
   std::vector<double> fresh;
-  std::thread([&] { fresh = predictions(run_time_posterior(a, idx, lt, 9, 500, 100)); }).join();
+  // (Structured bindings are captured by name: C++17 does not capture them implicitly.)
+  std::thread([&, &idx = idx, &lt = lt] {
+    fresh = predictions(run_time_posterior(a, idx, lt, 9, 500, 100));
+  }).join();
   ASSERT_EQ(resumed.size(), fresh.size());
   for (std::size_t k = 0; k < fresh.size(); ++k) {
     if (!(std::isnan(fresh[k]) && std::isnan(resumed[k]))) {
