@@ -236,8 +236,9 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // The run time's form (EngineOptions::run_time_columns): its expected improvement at every
   // untried candidate, when it explains every trial's success or failure and its leave-one-out
   // predictions order the successful trials better than the model's by at least
-  // run_time_margin.  Not where the factors are the same everywhere (gamma 0: the run time
-  // alone is the score; its optimum, the fastest allocation, the model finds as soon).
+  // run_time_margin (or perfectly, where the model's are within the margin of perfect).  Not
+  // where the factors are the same everywhere (gamma 0: the run time alone is the score; its
+  // optimum, the fastest allocation, the model finds as soon).
   std::vector<double> form_ei;
   const bool factors_vary =
       o.score_factor && o.score_factor->size() == n &&
@@ -264,10 +265,12 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       }
       // Only while the form explains every trial: a failure it predicts to run, or a run it
       // predicts to fail, is a workload outside its form (one that fails on few nodes whatever
-      // their memory), where its confident predictions would steer the search away.
+      // their memory), where its confident predictions would steer the search away.  The margin
+      // is capped at a perfect ordering: where the model's is within the margin of perfect, the
+      // form's perfect one is enough (else no form could ever propose there).
+      const double by_model = ok_ranking.concordance(loo_log_scores(own_model, p.time_modelled));
       if (form.unexplained() == 0 &&
-          ok_ranking.concordance(by_form) >=
-              ok_ranking.concordance(loo_log_scores(own_model, p.time_modelled)) + o.run_time_margin) {
+          ok_ranking.concordance(by_form) >= std::min(by_model + o.run_time_margin, 1.0)) {
         form_ei.assign(n, 0.0);
         const double best = p.best_score;
         std::vector<double> flt(form.draws());

@@ -139,7 +139,8 @@ constexpr double kSmallDesignGammaHigh = 0.5;
 constexpr double kTimeModelMargin = 0.3;
 constexpr std::size_t kTimeModelMinTrials = 4;
 // EngineOptions::run_time_margin: chosen among 0, 0.1 and 0.2 on the choosing sets (bench/README.md,
-// "The run time's form in the engine").
+// "The run time's form in the engine"); capped at a perfect ordering since 2026-12-07 (same
+// section, "A perfect ordering is enough").
 constexpr double kRunTimeMargin = 0.1;
 // From gamma kTimeModelTurnsGammaLow to below 1, over numeric features only,
 // TimeModel::automatic also lets the time model take turns with the score model: at a step with
@@ -469,7 +470,8 @@ struct EngineOptions {
   // successful trials on, when its posterior explains every trial (none that most of it
   // predicts to fail ran, none that most of it predicts to run failed) and its leave-one-out
   // predictions order the successful trials better than the Gaussian process's by at least
-  // run_time_margin (Kendall's concordance, from -1 to 1), the step proposes by the expected
+  // run_time_margin (Kendall's concordance, from -1 to 1; or perfectly, where the Gaussian
+  // process's are within the margin of perfect), the step proposes by the expected
   // improvement over its particles instead.  Unset: off.  The default looks for the columns by
   // their usual names (RunTimeColumns::automatic), so it is on for Slurm's candidates and for
   // tables of node counts and VM types, and off elsewhere (the parameter-server shapes).
