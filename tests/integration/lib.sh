@@ -51,6 +51,18 @@ wait_job() {
   echo "${st:-UNKNOWN}(timeout)"; return 1
 }
 
+# wait_until SECONDS CMD...: runs CMD every 0.2 s until it succeeds (returns 0) or SECONDS have
+# passed (returns 1).  By the clock, not by a count of tries: on a loaded machine each try of
+# a command that starts the CLI takes longer, and ingest lags, both at once.
+wait_until() {
+  local end=$((SECONDS + $1)); shift
+  while :; do
+    "$@" && return 0
+    [ $SECONDS -ge "$end" ] && return 1
+    sleep 0.2
+  done
+}
+
 # A test that brings up a cluster of its own moves the installed setuid autotune's site files
 # ($prefix/etc/{slurm,autotune}.conf, see scripts/cluster) to it: save_site_files before, and
 # restore_site_files when it ends, so the tests after it find the shared cluster's again.
