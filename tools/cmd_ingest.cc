@@ -66,9 +66,14 @@ JobFacts facts_of(const JobEnd &e) {
 
 // A job submitted at `submitted` (Unix seconds; 0: not known) before the class existed was a
 // forgotten class's of the same name: its trial number is that class's, not this one's.  The
-// class is created at submission, so one of its own jobs is never older, to the second.
+// class is created at submission (job_submit, before slurmctld stamps the job), so one of its own
+// jobs is never older, to the second -- but slurmctld stamps it with time(), which reads the
+// kernel's coarse clock, up to a tick behind the clock the store stamps the class with: a class
+// created at 12:00:00.002 may have its first job submitted at 11:59:59.  kStampSkewS allows for
+// that tick (1-10 ms).
+constexpr double kStampSkewS = 0.05;
 bool of_a_forgotten_class(const ClassRecord &c, double submitted) {
-  return submitted > 0 && submitted < std::floor(c.created);
+  return submitted > 0 && submitted < std::floor(c.created - kStampSkewS);
 }
 
 // The store could not take a record now: the job's end waits in the spool for the next try.
