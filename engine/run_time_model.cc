@@ -207,7 +207,8 @@ std::string resolve(const CandidateSet &cs, const RunTimeColumns &columns, Alloc
     if (c.cpus_per_node) a.cpus[i] *= a.nodes[i];
     a.mem_gib[i] *= c.mem_to_gib * (c.mem_per_node ? a.nodes[i] : 1.0);
     if (!(a.nodes[i] > 0 && a.cpus[i] > 0 && a.mem_gib[i] > 0))
-      return "configuration " + cs.label(i) + " has a node count, vCPUs or memory that is not > 0";
+      return "configuration " + cs.label(i) +
+             " has a node count, vCPUs or memory that is not > 0 (name columns of positive numbers)";
   }
   return "";
 }
