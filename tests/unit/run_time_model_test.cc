@@ -313,3 +313,38 @@ TEST(RunTimePosterior, APerfectOrderingIsEnoughWhateverTheMargin) {
     search_finds_the_cheapest(w, true, 2.0, seed, &formed);
   EXPECT_TRUE(formed);
 }
+
+// The form proposes from kFormMinTrialsUnfailed successes while no trial has failed, and from
+// kTimeModelMinTrials after a failure.  With the margin at -2 every concordance clears it, so
+// the form proposes wherever the gate lets it (and it explains the trials, which a workload of
+// its form's do).
+TEST(RunTimePosterior, TheFormProposesFromThreeSuccessesWhileNoneHasFailed) {
+  static_assert(kFormMinTrialsUnfailed == 3 && kTimeModelMinTrials == 4);
+  const Workload w;
+  auto factors = std::make_shared<std::vector<double>>(w.price);
+  EngineOptions o;
+  o.seed = 3;
+  o.gamma = 1;
+  o.stop.budget = 20;
+  o.rate = factors;
+  o.score_factor = factors;
+  o.run_time_margin = -2;
+  o.run_time_columns = RunTimeColumns::parse("nodes=nodes,cpus=cpus,mem=mem");
+  std::vector<std::size_t> ran, failed;
+  for (std::size_t i = 0; i < w.size(); i += 7) (w.runs(i) ? ran : failed).push_back(i);
+  ASSERT_GE(ran.size(), 4u);
+  ASSERT_GE(failed.size(), 1u);
+  auto step = [&](std::size_t successes, bool with_failure) {
+    std::vector<Observation> done;
+    for (std::size_t k = 0; k < successes; ++k)
+      done.push_back(Observation::ok(ran[k], w.time(ran[k]) * w.price[ran[k]]));
+    if (with_failure) done.push_back(Observation::failure(failed[0]));
+    const Proposal p = propose(w.cs, done, {}, 1, o);
+    EXPECT_EQ(p.designed, 0u) << successes << " successes";
+    return p.form_modelled;
+  };
+  EXPECT_TRUE(step(3, false));
+  EXPECT_FALSE(step(3, true));
+  EXPECT_TRUE(step(4, true));
+  EXPECT_TRUE(step(4, false));
+}

@@ -142,6 +142,13 @@ constexpr std::size_t kTimeModelMinTrials = 4;
 // "The run time's form in the engine"); capped at a perfect ordering since 2026-12-07 (same
 // section, "A perfect ordering is enough").
 constexpr double kRunTimeMargin = 0.1;
+// The run time's form also proposes from kFormMinTrialsUnfailed successful trials while no trial
+// has failed (after a failure, from kTimeModelMinTrials): chosen on the choosing sets at gamma 1
+// and 0.5 against the form from 4 successes always and from 3 always (that cost the measured
+// workloads that fail early, kmeans and terasort), checked on synthetic seeds 7 and 8, cliff
+// folds 31 and 32 and scout-dev.csv seeds 101-250 (bench/README.md, "The form from three
+// successes while none has failed").
+constexpr std::size_t kFormMinTrialsUnfailed = 3;
 // From gamma kTimeModelTurnsGammaLow to below 1, over numeric features only,
 // TimeModel::automatic also lets the time model take turns with the score model: at a step with
 // an odd number of successful trials it is used unless its concordance falls below the score
@@ -467,7 +474,8 @@ struct EngineOptions {
   // and differ (gamma above 0), over candidates whose allocation these columns give (nodes,
   // vCPUs and memory), a particle posterior of a data-parallel job's run time by Amdahl's law,
   // a memory spill and a failure threshold.  At every model step from kTimeModelMinTrials
-  // successful trials on, when its posterior explains every trial (none that most of it
+  // successful trials on (from kFormMinTrialsUnfailed while none has failed), when its
+  // posterior explains every trial (none that most of it
   // predicts to fail ran, none that most of it predicts to run failed) and its leave-one-out
   // predictions order the successful trials better than the Gaussian process's by at least
   // run_time_margin (Kendall's concordance, from -1 to 1; or perfectly, where the Gaussian
