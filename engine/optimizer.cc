@@ -234,11 +234,12 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   }
 
   // The run time's form (EngineOptions::run_time_columns): from kTimeModelMinTrials successful
-  // trials on, or from kFormMinTrialsUnfailed while no trial has failed, its expected
-  // improvement at every untried candidate, when it explains every trial's success or failure
-  // and its leave-one-out
-  // predictions order the successful trials better than the model's by at least
-  // run_time_margin (or perfectly, where the model's are within the margin of perfect).  Not
+  // trials on, or from kFormMinTrialsUnfailed while no trial has failed, and with a history from
+  // kFormMinTrialsWarm (the history's model has the first steps), its expected improvement at
+  // every untried candidate, when it explains every trial's success or failure and its
+  // leave-one-out predictions order the successful trials better than the problem's own model's
+  // by at least run_time_margin (or perfectly, where the model's are within the margin of
+  // perfect).  Not
   // where the factors are the same everywhere (gamma 0: the run time alone is the score; its
   // optimum, the fastest allocation, the model finds as soon).
   std::vector<double> form_ei;
@@ -247,9 +248,10 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       *std::max_element(o.score_factor->begin(), o.score_factor->end()) >
           *std::min_element(o.score_factor->begin(), o.score_factor->end()) * (1 + 1e-12);
   const bool form_trials =
-      ok_rows.size() >= kTimeModelMinTrials ||
-      (ok_rows.size() >= kFormMinTrialsUnfailed && ok_rows.size() == done.size());
-  if (own && !ws && o.run_time_columns && factors_vary && form_trials) {
+      ws ? ok_rows.size() >= kFormMinTrialsWarm
+         : ok_rows.size() >= kTimeModelMinTrials ||
+               (ok_rows.size() >= kFormMinTrialsUnfailed && ok_rows.size() == done.size());
+  if (own && o.run_time_columns && factors_vary && form_trials) {
     if (const auto alloc = allocations_of(cs, *o.run_time_columns)) {
       std::vector<double> lf(n);
       for (std::size_t i = 0; i < n; ++i) lf[i] = std::log((*o.score_factor)[i]);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "autotune/error.hpp"
+#include "autotune/history.hpp"
 #include "autotune/optimizer.hpp"
 
 using namespace autotune;
@@ -347,4 +348,40 @@ TEST(RunTimePosterior, TheFormProposesFromThreeSuccessesWhileNoneHasFailed) {
   EXPECT_FALSE(step(3, true));
   EXPECT_TRUE(step(4, true));
   EXPECT_TRUE(step(4, false));
+}
+
+// With a history the form proposes from kFormMinTrialsWarm successes: before, the history's picks
+// and its gated model make the steps.
+TEST(RunTimePosterior, WithAHistoryTheFormProposesFromSixSuccesses) {
+  static_assert(kFormMinTrialsWarm == 6);
+  const Workload w;
+  auto factors = std::make_shared<std::vector<double>>(w.price);
+  EngineOptions o;
+  o.seed = 3;
+  o.gamma = 1;
+  o.stop.budget = 20;
+  o.rate = factors;
+  o.score_factor = factors;
+  o.run_time_margin = -2;
+  o.run_time_columns = RunTimeColumns::parse("nodes=nodes,cpus=cpus,mem=mem");
+  HistoryProblem h;
+  h.name = "the same workload";
+  for (std::size_t i = 0; i < w.size(); ++i)
+    h.done.push_back(w.runs(i) ? Observation::ok(i, w.time(i) * w.price[i]) : Observation::failure(i));
+  o.history = prepare_warm_start(w.cs, {h}, o);
+  ASSERT_TRUE(o.history);
+  std::vector<std::size_t> ran;
+  for (std::size_t i = 0; i < w.size(); i += 5)
+    if (w.runs(i)) ran.push_back(i);
+  ASSERT_GE(ran.size(), 6u);
+  auto step = [&](std::size_t successes) {
+    std::vector<Observation> done;
+    for (std::size_t k = 0; k < successes; ++k)
+      done.push_back(Observation::ok(ran[k], w.time(ran[k]) * w.price[ran[k]]));
+    const Proposal p = propose(w.cs, done, {}, 1, o);
+    EXPECT_EQ(p.designed, 0u) << successes << " successes";
+    return p.form_modelled;
+  };
+  EXPECT_FALSE(step(5));
+  EXPECT_TRUE(step(6));
 }

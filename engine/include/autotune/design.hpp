@@ -149,6 +149,14 @@ constexpr double kRunTimeMargin = 0.1;
 // folds 31 and 32 and scout-dev.csv seeds 101-250 (bench/README.md, "The form from three
 // successes while none has failed").
 constexpr std::size_t kFormMinTrialsUnfailed = 3;
+// With a history the run time's form proposes from kFormMinTrialsWarm successful trials (before,
+// the history's picks and gated model make the steps).  Chosen on the choosing sets with each
+// problem's history its table's other problems (--history-others), gamma 1 and 0.5, against the
+// form off with a history (then a related history did worse than none on the synthetic
+// workloads) and from 4 and 5 successes (they cost lr on scout-dev.csv); checked on synthetic
+// seeds 7 and 8, cliff folds 31 and 32 and shuffled histories (bench/README.md, "The form with a
+// history").
+constexpr std::size_t kFormMinTrialsWarm = 6;
 // From gamma kTimeModelTurnsGammaLow to below 1, over numeric features only,
 // TimeModel::automatic also lets the time model take turns with the score model: at a step with
 // an odd number of successful trials it is used unless its concordance falls below the score
@@ -470,12 +478,12 @@ struct EngineOptions {
   // keeps the target's own uncertainty driving exploration.
   enum class HistoryMode { rgpe, taf };
   HistoryMode history_mode = HistoryMode::rgpe;  // chosen by bench/engine-cv (bench/README.md)
-  // The run time's form (run_time_model.hpp): without a history, once score factors are known
-  // and differ (gamma above 0), over candidates whose allocation these columns give (nodes,
+  // The run time's form (run_time_model.hpp): once score factors are known and differ (gamma
+  // above 0), over candidates whose allocation these columns give (nodes,
   // vCPUs and memory), a particle posterior of a data-parallel job's run time by Amdahl's law,
   // a memory spill and a failure threshold.  At every model step from kTimeModelMinTrials
-  // successful trials on (from kFormMinTrialsUnfailed while none has failed), when its
-  // posterior explains every trial (none that most of it
+  // successful trials on (from kFormMinTrialsUnfailed while none has failed; with a history from
+  // kFormMinTrialsWarm), when its posterior explains every trial (none that most of it
   // predicts to fail ran, none that most of it predicts to run failed) and its leave-one-out
   // predictions order the successful trials better than the Gaussian process's by at least
   // run_time_margin (Kendall's concordance, from -1 to 1; or perfectly, where the Gaussian
