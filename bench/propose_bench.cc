@@ -21,7 +21,8 @@
 // models with it too); and the default step with a score factor per candidate, where the time
 // model (EngineOptions::time_model, auto) fits the run times' model beside the scores', without
 // and (the default) with the run time's form (EngineOptions::run_time_columns: its particle
-// posterior from the prior, as a search's first call in a process computes it).  And the
+// posterior from the prior, as a search's first call in a process computes it), and the default
+// step with the history and score factors at gamma 1 and 0.5, where the form proposes too.  And the
 // default step at gamma 1 in a parameter-server space with categorical features (flavor, sync;
 // 1,920 configurations, 50 trials, every tenth failed, a cost rate per configuration), where the
 // run times' model proposes at every step by Thompson sampling and the failure model's fit runs
@@ -209,6 +210,20 @@ int main(int argc, char **argv) {
   // seeded, from 1 to 4 (a rate that is not the run time's).
   auto factors = std::make_shared<std::vector<double>>(cs.size());
   for (auto &f : *factors) f = 1 + 3 * rng.uniform();
+  // The default step with a history and score factors, where the run time's form proposes too
+  // (from kFormMinTrialsWarm successes): its posterior from the prior, as above (seeds of its
+  // own, so that no step resumes from the particles another step left in the thread).
+  auto warm_form = [&](double gamma) {
+    return [&, gamma](std::uint64_t seed) {
+      EngineOptions e;
+      e.stop.budget = 0;
+      e.seed = seed + (gamma == 1 ? 1000000 : 2000000);
+      e.gamma = gamma;
+      e.history = warm;
+      e.score_factor = factors;
+      if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
+    };
+  };
 
   // The parameter-server space: workers x servers x flavor x batch size x learning rate x sync,
   // its run times a model of compute, communication and the learning rate's distance from the
@@ -390,12 +405,15 @@ int main(int argc, char **argv) {
         e.score_factor = factors;
         if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
       },
+      warm_form(1),
+      warm_form(0.5),
   });
   const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
                &rnd = t[6], &warm_t = t[7], &prep = t[8], &add = t[9], &both = t[10],
                &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14], &half = t[15], &half_warm = t[16],
                &zero = t[17], &zero_warm = t[18], &timed = t[19], &bo_base = t[20], &half_warm_base = t[21],
-               &ps = t[22], &ps_plain = t[23], &ps_short = t[24], &form = t[25];
+               &ps = t[22], &ps_plain = t[23], &ps_short = t[24], &form = t[25], &warm_form1 = t[26],
+               &warm_form_half = t[27];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -432,12 +450,17 @@ int main(int argc, char **argv) {
   row("  the same, with history", zero_warm);
   row("bo step, time model (auto)", timed);
   row("  and the run time's form", form);
+  row("  the form, with history", warm_form1);
+  row("  the same at gamma 0.5", warm_form_half);
   const double time_med = quantile(timed.cpu, 0.5);
   std::printf("  time model (auto) / bo step: %.2f; time model / 5 ms target: %.2f (%s)\n",
               time_med / std::max(1e-6, quantile(bo.cpu, 0.5)), time_med / 5.0, time_med <= 5.0 ? "met" : "NOT met");
   const double form_med = quantile(form.cpu, 0.5);
   std::printf("  with the run time's form / time model alone: %.2f; with the form / 5 ms target: %.2f (%s)\n",
               form_med / std::max(1e-6, time_med), form_med / 5.0, form_med <= 5.0 ? "met" : "NOT met");
+  const double wf1 = quantile(warm_form1.cpu, 0.5), wfh = quantile(warm_form_half.cpu, 0.5);
+  std::printf("  the form with history / without: %.2f at gamma 1; at gamma 0.5 / 5 ms target: %.2f (%s)\n",
+              wf1 / std::max(1e-6, form_med), wfh / 5.0, wfh <= 5.0 ? "met" : "NOT met");
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
       "  bo step / random step: %.0fx; bo step / without input warping: %.2f; "
