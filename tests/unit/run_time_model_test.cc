@@ -315,13 +315,11 @@ TEST(RunTimePosterior, APerfectOrderingIsEnoughWhateverTheMargin) {
   EXPECT_TRUE(formed);
 }
 
-// The form proposes from kFormMinTrialsUnfailed successes while no trial has failed, and from
-// kTimeModelMinTrials after a failure.  With the margin at -2 every concordance clears it, so
-// the form proposes wherever the gate lets it (and it explains the trials, which a workload of
-// its form's do).
-TEST(RunTimePosterior, TheFormProposesFromThreeSuccessesWhileNoneHasFailed) {
-  static_assert(kFormMinTrialsUnfailed == 3 && kTimeModelMinTrials == 4);
-  const Workload w;
+// Options at gamma 1 with the form by the workload's columns and the margin at -2, which every
+// concordance clears: the form proposes wherever its gate lets it (and it explains the trials,
+// which a workload of its form's do).
+namespace {
+EngineOptions any_margin(const Workload &w) {
   auto factors = std::make_shared<std::vector<double>>(w.price);
   EngineOptions o;
   o.seed = 3;
@@ -331,6 +329,16 @@ TEST(RunTimePosterior, TheFormProposesFromThreeSuccessesWhileNoneHasFailed) {
   o.score_factor = factors;
   o.run_time_margin = -2;
   o.run_time_columns = RunTimeColumns::parse("nodes=nodes,cpus=cpus,mem=mem");
+  return o;
+}
+}  // namespace
+
+// The form proposes from kFormMinTrialsUnfailed successes while no trial has failed, and from
+// kTimeModelMinTrials after a failure.
+TEST(RunTimePosterior, TheFormProposesFromThreeSuccessesWhileNoneHasFailed) {
+  static_assert(kFormMinTrialsUnfailed == 3 && kTimeModelMinTrials == 4);
+  const Workload w;
+  EngineOptions o = any_margin(w);
   std::vector<std::size_t> ran, failed;
   for (std::size_t i = 0; i < w.size(); i += 7) (w.runs(i) ? ran : failed).push_back(i);
   ASSERT_GE(ran.size(), 4u);
@@ -355,15 +363,7 @@ TEST(RunTimePosterior, TheFormProposesFromThreeSuccessesWhileNoneHasFailed) {
 TEST(RunTimePosterior, WithAHistoryTheFormProposesFromSixSuccesses) {
   static_assert(kFormMinTrialsWarm == 6);
   const Workload w;
-  auto factors = std::make_shared<std::vector<double>>(w.price);
-  EngineOptions o;
-  o.seed = 3;
-  o.gamma = 1;
-  o.stop.budget = 20;
-  o.rate = factors;
-  o.score_factor = factors;
-  o.run_time_margin = -2;
-  o.run_time_columns = RunTimeColumns::parse("nodes=nodes,cpus=cpus,mem=mem");
+  EngineOptions o = any_margin(w);
   HistoryProblem h;
   h.name = "the same workload";
   for (std::size_t i = 0; i < w.size(); ++i)
