@@ -239,9 +239,8 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
   // every untried candidate, when it explains every trial's success or failure and its
   // leave-one-out predictions order the successful trials better than the problem's own model's
   // by at least run_time_margin (or perfectly, where the model's are within the margin of
-  // perfect).  Not
-  // where the factors are the same everywhere (gamma 0: the run time alone is the score; its
-  // optimum, the fastest allocation, the model finds as soon).
+  // perfect).  Not where the factors are the same everywhere (gamma 0: the run time alone is the
+  // score; its optimum, the fastest allocation, the model finds as soon).
   std::vector<double> form_ei;
   const bool factors_vary =
       o.score_factor && o.score_factor->size() == n &&
