@@ -277,18 +277,7 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
       const double by_model = ok_ranking.concordance(loo_log_scores(own_model, p.time_modelled));
       if (form.unexplained() == 0 &&
           ok_ranking.concordance(by_form) >= std::min(by_model + o.run_time_margin, 1.0)) {
-        form_ei.assign(n, 0.0);
-        const double best = p.best_score;
-        std::vector<double> flt(form.draws());
-        std::vector<char> fruns(form.draws());
-        for (std::size_t i = 0; i < n; ++i) {
-          if (taken[i] != 0) continue;
-          form.predict(i, flt.data(), fruns.data());
-          for (double &v : flt) v += lf[i];
-          exp_in_place(flt.data(), flt.size());
-          for (std::size_t d = 0; d < flt.size(); ++d)
-            if (fruns[d]) form_ei[i] += std::max(best - flt[d], 0.0);
-        }
+        form_ei = form.improvement(*o.score_factor, p.best_score, taken);
       }
     }
   }

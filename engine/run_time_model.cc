@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
+#include <tuple>
 
 #include "autotune/error.hpp"
 #include "autotune/rng.hpp"
@@ -89,21 +91,34 @@ Row row_of(const Allocations &a, std::size_t i) {
           a.mem_gib[i] / a.cpus[i]};
 }
 
+// Every particle's speed-up at `r` (r's vCPUs to the power -efficiency) into sp.
+void speedups(const Particles &ps, const Row &r, double *sp) {
+  const double *eff = ps.th[kEfficiency].data();
+  for (std::size_t p = 0; p < ps.n; ++p) sp[p] = -eff[p] * r.log_cpus;
+  exp_in_place(sp, ps.n);
+}
+
+// Particle p's run time at `r`, given its speed-up there.
+inline double time_at(const Particles &ps, const Row &r, std::size_t p, double speedup) {
+  double t = ps.serial[p] + ps.work[p] * speedup + ps.per_node[p] * r.nodes;
+  if (r.mem < ps.data[p]) t *= ps.spill[p] * ps.root_data[p] / r.root_mem;
+  const double short_by = ps.need[p] - r.mem_per_cpu;
+  if (short_by > 0) t *= 1 + 0.3 * short_by / ps.need[p];
+  return t;
+}
+
+inline bool runs_at(const Particles &ps, const Row &r, std::size_t p) {
+  return r.mem >= ps.share[p] * ps.data[p];
+}
+
 // Every particle's log run time at `r` (lt) and whether it runs there.
 void predict(const Particles &ps, const Row &r, double *lt, char *runs) {
-  const std::size_t n = ps.n;
-  const double *eff = ps.th[kEfficiency].data();
-  for (std::size_t p = 0; p < n; ++p) lt[p] = -eff[p] * r.log_cpus;
-  exp_in_place(lt, n);
-  for (std::size_t p = 0; p < n; ++p) {
-    double t = ps.serial[p] + ps.work[p] * lt[p] + ps.per_node[p] * r.nodes;
-    if (r.mem < ps.data[p]) t *= ps.spill[p] * ps.root_data[p] / r.root_mem;
-    const double short_by = ps.need[p] - r.mem_per_cpu;
-    if (short_by > 0) t *= 1 + 0.3 * short_by / ps.need[p];
-    lt[p] = t;
-    runs[p] = r.mem >= ps.share[p] * ps.data[p];
+  speedups(ps, r, lt);
+  for (std::size_t p = 0; p < ps.n; ++p) {
+    lt[p] = time_at(ps, r, p, lt[p]);
+    runs[p] = runs_at(ps, r, p);
   }
-  log_in_place(lt, n);
+  log_in_place(lt, ps.n);
 }
 
 // ll[p] += each particle's log likelihood of one trial (y: its log run time, NaN: failed).
@@ -368,6 +383,57 @@ RunTimePosterior run_time_posterior(const Allocations &a, const std::vector<std:
 }
 
 std::size_t RunTimePosterior::draws() const { return draws_ ? draws_->n : 0; }
+
+std::vector<double> RunTimePosterior::improvement(const std::vector<double> &factor, double best,
+                                                  const std::vector<char> &skip) const {
+  const std::size_t n = allocations_ ? allocations_->size() : 0;
+  if (!draws_ || factor.size() != n || skip.size() != n)
+    throw_invalid("RunTimePosterior::improvement: " + std::to_string(factor.size()) +
+                  " factors and " + std::to_string(skip.size()) + " flags for " +
+                  std::to_string(n) + " candidates");
+  if (!std::isfinite(best))
+    throw_invalid("RunTimePosterior::improvement: the best score is not a finite number");
+  for (std::size_t i = 0; i < n; ++i)
+    if (skip[i] == 0 && !(factor[i] > 0 && std::isfinite(factor[i])))
+      throw_invalid("RunTimePosterior::improvement: candidate " + std::to_string(i) +
+                    "'s factor is not a positive number");
+  const Allocations &a = *allocations_;
+  const Particles &ps = *draws_;
+  // The candidates by allocation (vCPUs first), so that each vCPU count's speed-ups and each
+  // allocation's run times are computed once however many candidates share them.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < n; ++i)
+    if (skip[i] == 0) order.push_back(i);
+  auto key = [&](std::size_t i) { return std::make_tuple(a.cpus[i], a.nodes[i], a.mem_gib[i]); };
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t x, std::size_t y) { return key(x) < key(y); });
+  std::vector<double> out(n, 0.0), sp(ps.n), t;
+  t.reserve(ps.n);
+  for (std::size_t k = 0, end = 0; k < order.size(); k = end) {
+    const std::size_t i = order[k];
+    const Row r = row_of(a, i);
+    // The candidates of this allocation: order[k, end); the highest run time at which any of
+    // them gains on `best`.
+    double below = 0;
+    for (end = k; end < order.size() && key(order[end]) == key(i); ++end)
+      below = std::max(below, best / factor[order[end]]);
+    if (k == 0 || a.cpus[order[k - 1]] != a.cpus[i]) speedups(ps, r, sp.data());
+    // The draws that run here and gain on `best` for some of these candidates: their run times.
+    t.clear();
+    for (std::size_t d = 0; d < ps.n; ++d)
+      if (runs_at(ps, r, d)) {
+        const double time = time_at(ps, r, d, sp[d]);
+        if (time < below) t.push_back(time);
+      }
+    for (std::size_t c = k; c < end; ++c) {
+      const double f = factor[order[c]];
+      double sum = 0;
+      for (const double time : t) sum += std::max(best - time * f, 0.0);
+      out[order[c]] = sum;
+    }
+  }
+  return out;
+}
 
 void RunTimePosterior::predict(std::size_t candidate, double *log_time, char *runs) const {
   if (!draws_ || candidate >= allocations_->size())

@@ -237,6 +237,53 @@ TEST(RunTimePosterior, ResumingAStepGivesWhatStartingOverGives) {
   EXPECT_NE(predictions(run_time_posterior(a, idx, lt, 10, 500, 100)), fresh);
 }
 
+// The expected improvement over the draws equals the one from their predictions, where
+// candidates share an allocation (computed once for them) and where they do not, for factors
+// that differ between candidates of one allocation; a skipped candidate gains nothing.
+TEST(RunTimePosterior, ImprovementIsTheDrawsPredictedGain) {
+  const Workload w;
+  Allocations a = w.allocations();
+  std::vector<double> factor = w.price;
+  for (std::size_t i = 0; i < w.size(); i += 5) {  // a second candidate of every fifth allocation
+    a.nodes.push_back(a.nodes[i]);
+    a.cpus.push_back(a.cpus[i]);
+    a.mem_gib.push_back(a.mem_gib[i]);
+    factor.push_back(w.price[i] * 0.7);
+  }
+  const auto [idx, lt] = w.trials(0, 7);
+  const RunTimePosterior post = run_time_posterior(a, idx, lt, 5, 1000, 200);
+  std::vector<char> skip(a.size(), 0);
+  skip[3] = 1;
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (w.runs(i)) best = std::min(best, w.time(i) * w.price[i]);
+  best *= 1.2;  // some draws gain on it, most do not
+  const std::vector<double> ei = post.improvement(factor, best, skip);
+  ASSERT_EQ(ei.size(), a.size());
+  std::vector<double> d(post.draws());
+  std::vector<char> r(post.draws());
+  std::size_t gaining = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    post.predict(i, d.data(), r.data());
+    double want = 0;
+    for (std::size_t k = 0; k < d.size(); ++k)
+      if (r[k]) want += std::max(best - std::exp(d[k]) * factor[i], 0.0);
+    if (skip[i]) want = 0;
+    gaining += want > 0;
+    EXPECT_NEAR(ei[i], want, 1e-9 * std::max(1.0, want)) << i;
+  }
+  EXPECT_GT(gaining, 3u);
+  EXPECT_LT(gaining, a.size());
+  EXPECT_EQ(ei[3], 0.0);
+  // One factor or flag per candidate, each factor a positive number, a finite best score.
+  EXPECT_THROW(post.improvement(w.price, best, skip), Error);
+  EXPECT_THROW(post.improvement(factor, best, std::vector<char>(2, 0)), Error);
+  factor[1] = 0;
+  EXPECT_THROW(post.improvement(factor, best, skip), Error);
+  factor[1] = w.price[1];
+  EXPECT_THROW(post.improvement(factor, std::numeric_limits<double>::infinity(), skip), Error);
+}
+
 TEST(RunTimePosterior, RejectsBadArguments) {
   const Workload w;
   const Allocations a = w.allocations();

@@ -54,6 +54,12 @@ class RunTimePosterior {
   std::size_t draws() const;
   // Every draw's log run time at `candidate` and whether it runs there (arrays of draws()).
   void predict(std::size_t candidate, double *log_time, char *runs) const;
+  // At each candidate i with skip[i] == 0, the sum over the draws that run there of
+  // max(best - T x factor[i], 0), T the draw's run time at i: draws() times the expected
+  // improvement on `best` of a score that is the run time times a factor.  0 where skip[i] != 0.
+  // Throws Error(invalid_argument) unless factor and skip have one entry per candidate.
+  std::vector<double> improvement(const std::vector<double> &factor, double best,
+                                  const std::vector<char> &skip) const;
   // At each trial that ran, in order: its log run time predicted by the posterior without it
   // (importance-weighted leave-one-out, truncated; among the particles that predict it runs;
   // NaN when none does).
