@@ -22,7 +22,10 @@
 // model (EngineOptions::time_model, auto) fits the run times' model beside the scores', without
 // and (the default) with the run time's form (EngineOptions::run_time_columns: its particle
 // posterior from the prior, as a search's first call in a process computes it), and the default
-// step with the history and score factors at gamma 1 and 0.5, where the form proposes too.  And the
+// step with the history and score factors at gamma 1 and 0.5, where the form may propose too; and
+// the same steps on trials whose run times are of the form's shape, where it explains them and
+// proposes (its expected improvement at every untried candidate is then part of the step; the
+// bench counts the steps it proposed).  And the
 // default step at gamma 1 in a parameter-server space with categorical features (flavor, sync;
 // 1,920 configurations, 50 trials, every tenth failed, a cost rate per configuration), where the
 // run times' model proposes at every step by Thompson sampling and the failure model's fit runs
@@ -49,6 +52,7 @@
 #include "autotune/error.hpp"
 #include "autotune/history.hpp"
 #include "autotune/optimizer.hpp"
+#include "autotune/run_time_model.hpp"
 #include "autotune/rng.hpp"
 #include "autotune/space.hpp"
 #include "autotune/vector_math.hpp"
@@ -222,6 +226,38 @@ int main(int argc, char **argv) {
       e.history = warm;
       e.score_factor = factors;
       if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
+    };
+  };
+
+  // The same 50 candidates tried, their run times of the form's shape (run_time_model.hpp:
+  // Amdahl's law, a data set of 150 GiB that spills below it, 2 GiB per vCPU needed, failures
+  // below 40 GiB), so that the form explains them and proposes: its expected improvement at
+  // every untried candidate is then part of the step.  Counted, not assumed: the step with these
+  // trials prints how many of its steps the form proposed.
+  const Allocations alloc = *allocations_of(cs, *EngineOptions{}.run_time_columns);
+  std::vector<Observation> form_done;
+  for (const auto &ob : done) {
+    const std::size_t i = ob.index;
+    const double v = alloc.cpus[i], m = alloc.mem_gib[i];
+    double t = 30 + 4e4 / std::pow(v, 0.9) + alloc.nodes[i];
+    if (m < 150) t *= 2 * std::sqrt(150 / m);
+    if (m / v < 2) t *= 1 + 0.3 * (2 - m / v) / 2;
+    form_done.push_back(m < 40 ? Observation::failure(i)
+                               : Observation::ok(i, t * (*factors)[i] * (1 + 0.02 * rng.normal())));
+  }
+  std::size_t form_proposed[2] = {0, 0}, form_steps[2] = {0, 0};
+  auto warm_form_proposing = [&](double gamma) {
+    return [&, gamma](std::uint64_t seed) {
+      EngineOptions e;
+      e.stop.budget = 0;
+      e.seed = seed + (gamma == 1 ? 3000000 : 4000000);
+      e.gamma = gamma;
+      e.history = warm;
+      e.score_factor = factors;
+      const Proposal p = propose(cs, form_done, {}, 1, e);
+      if (p.indices.size() != 1) std::exit(1);
+      form_proposed[gamma == 1 ? 0 : 1] += p.form_modelled;
+      ++form_steps[gamma == 1 ? 0 : 1];
     };
   };
 
@@ -407,13 +443,15 @@ int main(int argc, char **argv) {
       },
       warm_form(1),
       warm_form(0.5),
+      warm_form_proposing(1),
+      warm_form_proposing(0.5),
   });
   const Timing &bo = t[0], &scalar = t[1], &fit = t[2], &plain = t[3], &plain_fit = t[4], &batch = t[5],
                &rnd = t[6], &warm_t = t[7], &prep = t[8], &add = t[9], &both = t[10],
                &warm_add = t[11], &warm_both = t[12], &ts = t[13], &hedge = t[14], &half = t[15], &half_warm = t[16],
                &zero = t[17], &zero_warm = t[18], &timed = t[19], &bo_base = t[20], &half_warm_base = t[21],
                &ps = t[22], &ps_plain = t[23], &ps_short = t[24], &form = t[25], &warm_form1 = t[26],
-               &warm_form_half = t[27];
+               &warm_form_half = t[27], &proposing1 = t[28], &proposing_half = t[29];
 
   std::printf(
       "propose_bench: %zu candidates (%d features), %zu observations (%zu failed), "
@@ -452,6 +490,8 @@ int main(int argc, char **argv) {
   row("  and the run time's form", form);
   row("  the form, with history", warm_form1);
   row("  the same at gamma 0.5", warm_form_half);
+  row("  the form proposing, hist.", proposing1);
+  row("  the same at gamma 0.5", proposing_half);
   const double time_med = quantile(timed.cpu, 0.5);
   std::printf("  time model (auto) / bo step: %.2f; time model / 5 ms target: %.2f (%s)\n",
               time_med / std::max(1e-6, quantile(bo.cpu, 0.5)), time_med / 5.0, time_med <= 5.0 ? "met" : "NOT met");
@@ -461,6 +501,12 @@ int main(int argc, char **argv) {
   const double wf1 = quantile(warm_form1.cpu, 0.5), wfh = quantile(warm_form_half.cpu, 0.5);
   std::printf("  the form with history / without: %.2f at gamma 1; at gamma 0.5 / 5 ms target: %.2f (%s)\n",
               wf1 / std::max(1e-6, form_med), wfh / 5.0, wfh <= 5.0 ? "met" : "NOT met");
+  const double fp1 = quantile(proposing1.cpu, 0.5), fph = quantile(proposing_half.cpu, 0.5);
+  std::printf("  the form proposing (%zu / %zu steps at gamma 1, %zu / %zu at 0.5) / not: %.2f at gamma 1, %.2f at 0.5; "
+              "the slower / 5 ms target: %.2f (%s)\n",
+              form_proposed[0], form_steps[0], form_proposed[1], form_steps[1],
+              fp1 / std::max(1e-6, wf1), fph / std::max(1e-6, wfh), std::max(fp1, fph) / 5.0,
+              std::max(fp1, fph) <= 5.0 ? "met" : "NOT met");
   const double med = quantile(bo.cpu, 0.5);
   std::printf(
       "  bo step / random step: %.0fx; bo step / without input warping: %.2f; "
