@@ -331,6 +331,8 @@ RunTimePosterior run_time_posterior(const Allocations &a, const std::vector<std:
 
   RunTimePosterior out;
   const std::vector<double> w = normalized(logw);
+  std::vector<double> log_w(n);
+  for (std::size_t p = 0; p < n; ++p) log_w[p] = w[p] > 0 ? std::log(w[p]) : 0.0;
   // Leave-one-out at each trial that ran: the weights divided by its likelihood, truncated at
   // sqrt(n) times their mean (truncated importance sampling, Ionides 2008), among the particles
   // that predict it runs.
@@ -346,12 +348,12 @@ RunTimePosterior run_time_posterior(const Allocations &a, const std::vector<std:
     std::vector<double> r(n, 0.0);
     double top = -std::numeric_limits<double>::infinity();
     for (std::size_t p = 0; p < n; ++p)
-      if (runs[p] && w[p] > 0) top = std::max(top, std::log(w[p]) - inc[p]);
+      if (runs[p] && w[p] > 0) top = std::max(top, log_w[p] - inc[p]);
     double sum = 0;
     std::size_t count = 0;
     for (std::size_t p = 0; p < n; ++p)
       if (runs[p] && w[p] > 0) {
-        r[p] = std::exp(std::log(w[p]) - inc[p] - top);
+        r[p] = std::exp(log_w[p] - inc[p] - top);
         sum += r[p];
         ++count;
       }
