@@ -14,7 +14,6 @@
 #include "autotune/rng.hpp"
 #include "autotune/run_time_model.hpp"
 #include "autotune/units.hpp"
-#include "autotune/vector_math.hpp"
 
 namespace autotune {
 namespace {
