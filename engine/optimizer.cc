@@ -774,13 +774,23 @@ Proposal propose(const CandidateSet &cs, const std::vector<Observation> &done,
     std::size_t pick = n;
     if (!form_ei.empty()) {
       // The form's pick: the untried candidate of the highest expected improvement over its
-      // particles (the lower index on a tie); none when it expects none.
-      double top = 0;
-      for (std::size_t i = 0; i < n; ++i)
-        if (taken[i] == 0 && form_ei[i] > top) {
-          top = form_ei[i];
-          pick = i;
-        }
+      // particles (the lower index on a tie); none when it expects none.  With a history, that
+      // improvement times P(runs), as the model's picks weigh theirs (the failure model with
+      // the history's failures): the form knows failures below a share of the data set only,
+      // and a history may know others (a workload that fails on too few vCPUs whatever their
+      // memory).
+      if (ws) {
+        double top;
+        pick = best_of([&](std::size_t i) { return form_ei[i]; }, &top);
+        if (!(top > 0)) pick = n;
+      } else {
+        double top = 0;
+        for (std::size_t i = 0; i < n; ++i)
+          if (taken[i] == 0 && form_ei[i] > top) {
+            top = form_ei[i];
+            pick = i;
+          }
+      }
       if (pick != n) {
         p.form_modelled = true;
         take(pick);

@@ -432,3 +432,35 @@ TEST(RunTimePosterior, WithAHistoryTheFormProposesFromSixSuccesses) {
   EXPECT_FALSE(step(5));
   EXPECT_TRUE(step(6));
 }
+
+// With a history, the form's pick is weighed by P(runs) as the model's are: where the history's
+// problems failed at the configuration the form would pick, it picks another.
+TEST(RunTimePosterior, WithAHistoryTheFormWeighsItsPickByTheHistorysFailures) {
+  const Workload w;
+  EngineOptions o = any_margin(w);
+  auto history = [&](std::size_t fails_also) {
+    std::vector<HistoryProblem> hs;
+    for (const char *name : {"one", "two"}) {
+      HistoryProblem h;
+      h.name = name;
+      for (std::size_t i = 0; i < w.size(); ++i)
+        h.done.push_back(w.runs(i) && i != fails_also ? Observation::ok(i, w.time(i) * w.price[i])
+                                                      : Observation::failure(i));
+      hs.push_back(std::move(h));
+    }
+    return prepare_warm_start(w.cs, hs, o);
+  };
+  std::vector<Observation> done;
+  for (std::size_t i = 0; i < w.size() && done.size() < 8; i += 5)
+    if (w.runs(i)) done.push_back(Observation::ok(i, w.time(i) * w.price[i]));
+  o.history = history(w.size());  // the workload's own failures only
+  const Proposal first = propose(w.cs, done, {}, 1, o);
+  ASSERT_TRUE(first.form_modelled);
+  ASSERT_EQ(first.indices.size(), 1u);
+  const std::size_t pick = first.indices[0];
+  o.history = history(pick);  // and the form's pick failed in both history problems
+  const Proposal second = propose(w.cs, done, {}, 1, o);
+  EXPECT_TRUE(second.form_modelled);
+  ASSERT_EQ(second.indices.size(), 1u);
+  EXPECT_NE(second.indices[0], pick);
+}

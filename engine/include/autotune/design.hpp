@@ -488,7 +488,9 @@ struct EngineOptions {
   // predictions order the successful trials better than the Gaussian process's by at least
   // run_time_margin (Kendall's concordance, from -1 to 1; or perfectly, where the Gaussian
   // process's are within the margin of perfect), the step proposes by the expected
-  // improvement over its particles instead.  Unset: off.  The default looks for the columns by
+  // improvement over its particles instead (with a history, times the chance of running that
+  // weighs the model's picks, the history's failures in it: bench/README.md, "The form's pick
+  // and a history's failures").  Unset: off.  The default looks for the columns by
   // their usual names (RunTimeColumns::automatic), so it is on for Slurm's candidates and for
   // tables of node counts and VM types, and off elsewhere (the parameter-server shapes).
   // Chosen by replay (bench/README.md, "The run time's form in the engine").
