@@ -214,21 +214,6 @@ int main(int argc, char **argv) {
   // seeded, from 1 to 4 (a rate that is not the run time's).
   auto factors = std::make_shared<std::vector<double>>(cs.size());
   for (auto &f : *factors) f = 1 + 3 * rng.uniform();
-  // The default step with a history and score factors, where the run time's form proposes too
-  // (from kFormMinTrialsWarm successes): its posterior from the prior, as above (seeds of its
-  // own, so that no step resumes from the particles another step left in the thread).
-  auto warm_form = [&](double gamma) {
-    return [&, gamma](std::uint64_t seed) {
-      EngineOptions e;
-      e.stop.budget = 0;
-      e.seed = seed + (gamma == 1 ? 1000000 : 2000000);
-      e.gamma = gamma;
-      e.history = warm;
-      e.score_factor = factors;
-      if (propose(cs, done, {}, 1, e).indices.size() != 1) std::exit(1);
-    };
-  };
-
   // The same 50 candidates tried, their run times of the form's shape (run_time_model.hpp:
   // Amdahl's law, a data set of 150 GiB that spills below it, 2 GiB per vCPU needed, failures
   // below 40 GiB), so that the form explains them and proposes: its expected improvement at
@@ -245,20 +230,31 @@ int main(int argc, char **argv) {
     form_done.push_back(m < 40 ? Observation::failure(i)
                                : Observation::ok(i, t * (*factors)[i] * (1 + 0.02 * rng.normal())));
   }
+  // The default step with a history and score factors on `trials`, where the run time's form
+  // proposes too (from kFormMinTrialsWarm successes): its posterior from the prior, as above
+  // (each row's seeds its own, so that no step resumes from the particles another step left in
+  // the thread).  On form_done it counts the steps the form proposed, per gamma (1, 0.5).
   std::size_t form_proposed[2] = {0, 0}, form_steps[2] = {0, 0};
-  auto warm_form_proposing = [&](double gamma) {
-    return [&, gamma](std::uint64_t seed) {
+  auto warm_form_on = [&](const std::vector<Observation> &trials, double gamma, std::uint64_t offset) {
+    const std::vector<Observation> *tried = &trials;
+    return [&, tried, gamma, offset](std::uint64_t seed) {
       EngineOptions e;
       e.stop.budget = 0;
-      e.seed = seed + (gamma == 1 ? 3000000 : 4000000);
+      e.seed = seed + offset;
       e.gamma = gamma;
       e.history = warm;
       e.score_factor = factors;
-      const Proposal p = propose(cs, form_done, {}, 1, e);
+      const Proposal p = propose(cs, *tried, {}, 1, e);
       if (p.indices.size() != 1) std::exit(1);
-      form_proposed[gamma == 1 ? 0 : 1] += p.form_modelled;
-      ++form_steps[gamma == 1 ? 0 : 1];
+      if (tried == &form_done) {
+        form_proposed[gamma == 1 ? 0 : 1] += p.form_modelled;
+        ++form_steps[gamma == 1 ? 0 : 1];
+      }
     };
+  };
+  auto warm_form = [&](double gamma) { return warm_form_on(done, gamma, gamma == 1 ? 1000000 : 2000000); };
+  auto warm_form_proposing = [&](double gamma) {
+    return warm_form_on(form_done, gamma, gamma == 1 ? 3000000 : 4000000);
   };
 
   // The parameter-server space: workers x servers x flavor x batch size x learning rate x sync,
