@@ -407,8 +407,8 @@ TEST(RunTimePosterior, TheFormProposesFromThreeSuccessesWhileNoneHasFailed) {
 
 // With a history the form proposes from kFormMinTrialsWarm successes: before, the history's picks
 // and its gated model make the steps.
-TEST(RunTimePosterior, WithAHistoryTheFormProposesFromSixSuccesses) {
-  static_assert(kFormMinTrialsWarm == 6);
+TEST(RunTimePosterior, WithAHistoryTheFormProposesFromFiveSuccesses) {
+  static_assert(kFormMinTrialsWarm == 5);
   const Workload w;
   EngineOptions o = any_margin(w);
   HistoryProblem h;
@@ -420,7 +420,7 @@ TEST(RunTimePosterior, WithAHistoryTheFormProposesFromSixSuccesses) {
   std::vector<std::size_t> ran;
   for (std::size_t i = 0; i < w.size(); i += 5)
     if (w.runs(i)) ran.push_back(i);
-  ASSERT_GE(ran.size(), 6u);
+  ASSERT_GE(ran.size(), 5u);
   auto step = [&](std::size_t successes) {
     std::vector<Observation> done;
     for (std::size_t k = 0; k < successes; ++k)
@@ -429,8 +429,8 @@ TEST(RunTimePosterior, WithAHistoryTheFormProposesFromSixSuccesses) {
     EXPECT_EQ(p.designed, 0u) << successes << " successes";
     return p.form_modelled;
   };
-  EXPECT_FALSE(step(5));
-  EXPECT_TRUE(step(6));
+  EXPECT_FALSE(step(4));
+  EXPECT_TRUE(step(5));
 }
 
 // With a history, the form's pick is weighed by P(runs) as the model's are: where the history's
