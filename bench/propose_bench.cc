@@ -219,7 +219,14 @@ int main(int argc, char **argv) {
   // below 40 GiB), so that the form explains them and proposes: its expected improvement at
   // every untried candidate is then part of the step.  Counted, not assumed: the step with these
   // trials prints how many of its steps the form proposed.
-  const Allocations alloc = *allocations_of(cs, *EngineOptions{}.run_time_columns);
+  const RunTimeColumns &columns = *EngineOptions{}.run_time_columns;
+  const std::optional<Allocations> found = allocations_of(cs, columns);
+  if (!found) {
+    std::fprintf(stderr, "propose_bench: --space: the run time's form needs its allocations: %s\n",
+                 allocations_error(cs, columns).c_str());
+    return 2;
+  }
+  const Allocations &alloc = *found;
   std::vector<Observation> form_done;
   for (const auto &ob : done) {
     const std::size_t i = ob.index;
